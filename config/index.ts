@@ -1,0 +1,140 @@
+// Parses and resolves the configuration. Nothing else in the project reads cdk.json or process.env for
+// configuration: the CDK app, local mode and the CLI call `loadProjectConfig`; the Lambdas call
+// `runtimeFromEnv`.
+import type * as z from 'zod/mini';
+import { ConfigError } from './errors';
+import {
+  type ConfigInput,
+  configSchema,
+  type GenericHmacOptions,
+  genericHmacOptionsSchema,
+  type ProviderConfig,
+  providerSchema,
+  SCHEME_NAMES,
+  type SchemeName,
+  type SquareOptions,
+  squareOptionsSchema,
+} from './schema';
+
+export { ConfigError } from './errors';
+export * from './schema';
+
+export const CONTEXT_KEY = 'webhookInbox';
+
+export interface ResolvedProvider extends Omit<ProviderConfig, 'options'> {
+  id: string;
+  scheme: SchemeName;
+  options?: GenericHmacOptions | SquareOptions;
+}
+
+export interface Config extends Omit<z.output<typeof configSchema>, 'providers'> {
+  providers: Record<string, ResolvedProvider>;
+}
+
+/**
+ * Seed 001's partner format: `X-Webhook-Signature: v1=<hex>` over `{timestamp}.{body}`. Its `X-Webhook-ID`
+ * is not signed, so the dedup key is the body hash.
+ */
+export const SEED_001_GENERIC_OPTIONS: z.input<typeof genericHmacOptionsSchema> = {
+  signatureHeader: 'X-Webhook-Signature',
+  signaturePrefix: 'v1=',
+  encoding: 'hex',
+  template: '{timestamp}.{body}',
+  timestampHeader: 'X-Webhook-Timestamp',
+  eventTypeField: 'type',
+};
+
+/** Per-scheme defaults that differ from the generic ones. */
+function schemeDefaults(scheme: SchemeName): Partial<z.input<typeof providerSchema>> {
+  switch (scheme) {
+    case 'slack':
+      // Slash commands and interactivity arrive form-encoded; the Events API sends JSON.
+      return { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], requireJson: false };
+    case 'linear':
+      // Linear documents a one-minute window for its signed `webhookTimestamp`.
+      return { toleranceSeconds: 60 };
+    default:
+      return {};
+  }
+}
+
+/** The shipped default: one provider per built-in scheme, provider id = scheme name. */
+export function defaultProviders(): Record<string, z.input<typeof providerSchema>> {
+  return Object.fromEntries(
+    SCHEME_NAMES.map((scheme) => [
+      scheme,
+      scheme === 'generic-hmac' ? { scheme, options: SEED_001_GENERIC_OPTIONS } : { scheme },
+    ]),
+  );
+}
+
+function formatIssue(issue: z.core.$ZodIssue, prefix: string): string {
+  const key = [prefix, ...issue.path.map(String)].join('.');
+  switch (issue.code) {
+    case 'invalid_type':
+      return `${key}: expected ${issue.expected}`;
+    case 'too_small':
+      return `${key}: must be ${issue.inclusive ? '>=' : '>'} ${String(issue.minimum)}`;
+    case 'too_big':
+      return `${key}: must be ${issue.inclusive ? '<=' : '<'} ${String(issue.maximum)}`;
+    case 'invalid_value':
+      return `${key}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'unrecognized_keys':
+      return `${key}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+    case 'invalid_key':
+      return `${key}: invalid name (lowercase letters, digits and dashes)`;
+    case 'invalid_format':
+      return `${key}: invalid format`;
+    case 'invalid_union':
+      return `${key}: does not match the options this scheme takes`;
+    default:
+      return `${key}: invalid`;
+  }
+}
+
+function parseOrThrow<T extends z.ZodMiniType>(schema: T, value: unknown, prefix: string): z.output<T> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => formatIssue(i, prefix)).join('; '));
+  }
+  return result.data;
+}
+
+function resolveOptions(id: string, provider: ProviderConfig, prefix: string): ResolvedProvider['options'] {
+  const key = `${prefix}.providers.${id}.options`;
+  if (provider.scheme === 'generic-hmac') {
+    const options = parseOrThrow(genericHmacOptionsSchema, provider.options, key);
+    const needs = (placeholder: string, header: string | undefined, name: string) => {
+      if (options.template.includes(placeholder) && !header) {
+        throw new ConfigError(`${key}.${name}: required because the template uses ${placeholder}`);
+      }
+    };
+    needs('{timestamp}', options.timestampHeader, 'timestampHeader');
+    needs('{id}', options.idHeader, 'idHeader');
+    return options;
+  }
+  if (provider.scheme === 'square') return parseOrThrow(squareOptionsSchema, provider.options ?? {}, key);
+  if (provider.options !== undefined)
+    throw new ConfigError(`${key}: the ${provider.scheme} scheme takes no options`);
+  return undefined;
+}
+
+/** Validates a `webhookInbox` context value and fills in every default. */
+export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
+  const parsed = parseOrThrow(configSchema, raw ?? {}, prefix);
+  const rawProviders = parsed.providers ?? defaultProviders();
+  const providers: Record<string, ResolvedProvider> = {};
+  for (const [id, value] of Object.entries(rawProviders)) {
+    const withDefaults = { ...schemeDefaults(value.scheme), ...value };
+    const provider = parseOrThrow(providerSchema, withDefaults, `${prefix}.providers.${id}`);
+    providers[id] = { ...provider, id, options: resolveOptions(id, provider, prefix) };
+  }
+  if (Object.keys(providers).length === 0)
+    throw new ConfigError(`${prefix}.providers: at least one provider`);
+  if (parsed.queue.backoffCapSeconds < parsed.queue.backoffBaseSeconds) {
+    throw new ConfigError(`${prefix}.queue.backoffCapSeconds: must be >= backoffBaseSeconds`);
+  }
+  return { ...parsed, providers };
+}
+
+export type { ConfigInput };

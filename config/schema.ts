@@ -1,0 +1,116 @@
+// The one configuration schema. cdk.json's `webhookInbox` context, local mode, the CLI and the Lambdas
+// (through an environment variable) all parse their configuration here.
+//
+// zod/mini rather than full zod: the verify Lambda parses its config at cold start, and zod/mini keeps
+// that bundle small (see `npm run bench`, cold-start section).
+import * as z from 'zod/mini';
+
+export const SCHEME_NAMES = [
+  'github',
+  'stripe',
+  'standard-webhooks',
+  'shopify',
+  'slack',
+  'mobazha',
+  'generic-hmac',
+  'zoom',
+  'paddle',
+  'linear',
+  'square',
+] as const;
+export type SchemeName = (typeof SCHEME_NAMES)[number];
+
+export const PROVIDER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/** Lambda's synchronous invoke payload limit caps what a webhook body can be. */
+export const MAX_BODY_BYTES_LIMIT = 6_000_000;
+/** SQS MaximumMessageSize, set explicitly on the queue. */
+export const QUEUE_MAX_MESSAGE_BYTES = 1_048_576;
+/**
+ * Largest raw body that may travel inline. base64 inflates by 4/3 and the envelope adds a few hundred
+ * bytes plus message attributes, so 700 000 raw bytes stay well under the 1 MiB message limit.
+ */
+export const MAX_INLINE_LIMIT_BYTES = 700_000;
+
+const headerName = z.string().check(z.regex(HEADER_NAME));
+
+export const genericHmacOptionsSchema = z.strictObject({
+  /** Header that carries the signature, e.g. `X-Webhook-Signature`. */
+  signatureHeader: headerName,
+  /** Text before the signature value, e.g. `v1=` or `sha256=`. */
+  signaturePrefix: z._default(z.string(), ''),
+  encoding: z._default(z.enum(['hex', 'base64']), 'hex'),
+  algorithm: z._default(z.enum(['sha256', 'sha512', 'sha1']), 'sha256'),
+  /** Signed content. Placeholders: `{body}` (required), `{timestamp}`, `{id}`. */
+  template: z._default(z.string().check(z.includes('{body}')), '{body}'),
+  timestampHeader: z.optional(headerName),
+  idHeader: z.optional(headerName),
+  /** Where the event type is read: a header, or a top-level field of the JSON body. */
+  eventTypeHeader: z.optional(headerName),
+  eventTypeField: z.optional(z.string().check(z.minLength(1))),
+});
+export type GenericHmacOptions = z.output<typeof genericHmacOptionsSchema>;
+
+export const squareOptionsSchema = z.strictObject({
+  /**
+   * The exact notification URL registered with Square; it is part of the signed content.
+   * @default the URL the request arrived at, as the front door reports it
+   */
+  notificationUrl: z.optional(z.string().check(z.regex(/^https?:\/\/\S+$/))),
+});
+export type SquareOptions = z.output<typeof squareOptionsSchema>;
+
+export const providerSchema = z.strictObject({
+  scheme: z.enum(SCHEME_NAMES),
+  /** Scheme options: required for `generic-hmac` and `square`, refused elsewhere. */
+  options: z.optional(z.union([genericHmacOptionsSchema, squareOptionsSchema])),
+  /** Accepted clock skew, both directions, for schemes with a signed timestamp. */
+  toleranceSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(86_400)), 300),
+  /** Allowed media types (parameters such as charset are ignored). */
+  contentTypes: z._default(z.array(z.string().check(z.regex(/^[a-z0-9.+-]+\/[a-z0-9.+*-]+$/))), [
+    'application/json',
+  ]),
+  maxBodyBytes: z._default(z.number().check(z.int(), z.gte(1), z.lte(MAX_BODY_BYTES_LIMIT)), 1_048_576),
+  dedupTtlSeconds: z._default(z.number().check(z.int(), z.gte(3600), z.lte(365 * 86_400)), 7 * 86_400),
+  /** `ack`: acknowledge and count events with no registered handler. `dlq`: dead-letter them. */
+  unknownEvents: z._default(z.enum(['ack', 'dlq']), 'ack'),
+  /** Answer 400 to an authentic body that is not JSON. */
+  requireJson: z._default(z.boolean(), true),
+  /** Import an existing Secrets Manager secret instead of creating one. */
+  secretArn: z.optional(
+    z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/)),
+  ),
+});
+export type ProviderConfig = z.output<typeof providerSchema>;
+
+export const queueSchema = z.strictObject({
+  /** Receives before SQS moves a message to the DLQ. Below 3, one unlucky timeout dead-letters. */
+  maxReceiveCount: z._default(z.number().check(z.int(), z.gte(3), z.lte(1000)), 5),
+  batchSize: z._default(z.number().check(z.int(), z.gte(1), z.lte(10)), 10),
+  maxBatchingWindowSeconds: z._default(z.number().check(z.int(), z.gte(0), z.lte(300)), 0),
+  /** Retry backoff: full jitter over base * 2^(receiveCount-1), capped. */
+  backoffBaseSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(900)), 5),
+  backoffCapSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(43_200)), 900),
+});
+
+export const configSchema = z.strictObject({
+  providers: z.optional(z.record(z.string().check(z.regex(PROVIDER_ID_PATTERN)), providerSchema)),
+  /** Bodies above this many bytes go to S3 and the envelope carries `dataref`. */
+  inlineLimitBytes: z._default(
+    z.number().check(z.int(), z.gte(1024), z.lte(MAX_INLINE_LIMIT_BYTES)),
+    196_608,
+  ),
+  queue: z._default(queueSchema, {
+    maxReceiveCount: 5,
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    backoffBaseSeconds: 5,
+    backoffCapSeconds: 900,
+  }),
+  /** How long a warm verify Lambda trusts its cached secrets. */
+  secretCacheSeconds: z._default(z.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
+  /** The claim lease: how long a claimed-but-unmarked delivery blocks a retry. */
+  claimLeaseSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(900)), 30),
+});
+export type ConfigInput = z.input<typeof configSchema>;

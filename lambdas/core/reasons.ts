@@ -1,0 +1,31 @@
+// Every reason a delivery is not accepted, and the one place each maps to an HTTP status.
+// Rows follow the DESIGN answers table.
+
+export const REJECT_STATUS = {
+  // 401: the request cannot be shown to be authentic and fresh.
+  missing_header: 401,
+  repeated_header: 401,
+  malformed_signature: 401,
+  no_supported_signature: 401,
+  bad_signature: 401,
+  malformed_timestamp: 401,
+  stale_timestamp: 401,
+  future_timestamp: 401,
+  malformed_id: 401,
+  // 400: authentic but unusable.
+  missing_event_id: 400,
+  not_json: 400,
+  // Request shape, decided before any signature work.
+  method_not_allowed: 405,
+  unknown_provider: 404,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  // Fail closed: a missing or unusable secret is our configuration error, never "valid".
+  no_secret: 500,
+} as const;
+
+export type RejectReason = keyof typeof REJECT_STATUS;
+
+export function statusForReason(reason: RejectReason): number {
+  return REJECT_STATUS[reason];
+}

@@ -1,0 +1,150 @@
+// Building blocks every scheme shares: strict header, timestamp, signature and secret parsing, and the
+// constant-time comparison. Each returns a reason code instead of throwing.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { RejectReason } from '../reasons';
+import type { HeaderMap } from './types';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: RejectReason };
+
+const fail = (reason: RejectReason): { ok: false; reason: RejectReason } => ({ ok: false, reason });
+
+/**
+ * The single value of a header. A header sent twice is refused: with two signature headers a proxy or an
+ * attacker could make us check one copy while a downstream consumer trusts the other.
+ */
+export function singleHeader(headers: HeaderMap, name: string): Parsed<string> {
+  const value = headers[name];
+  if (value === undefined) return fail('missing_header');
+  if (typeof value === 'string') return value === '' ? fail('missing_header') : { ok: true, value };
+  if (value.length !== 1) return value.length === 0 ? fail('missing_header') : fail('repeated_header');
+  const only = value[0] as string;
+  return only === '' ? fail('missing_header') : { ok: true, value: only };
+}
+
+/** Like `singleHeader`, for metadata headers that may be absent. A repeated one is still refused. */
+export function optionalHeader(headers: HeaderMap, name: string): Parsed<string | undefined> {
+  if (headers[name] === undefined) return { ok: true, value: undefined };
+  return singleHeader(headers, name);
+}
+
+const UNIX_SECONDS = /^\d{1,10}$/;
+
+/**
+ * Strict Unix seconds: digits only, at most 10 of them. `1.7e9`, `-5`, ` 17`, `1700000000abc` and
+ * millisecond values are malformed, unlike `parseInt`, which would accept several of them.
+ */
+export function parseUnixSeconds(text: string): Parsed<number> {
+  return UNIX_SECONDS.test(text) ? { ok: true, value: Number(text) } : fail('malformed_timestamp');
+}
+
+/** Rejects a timestamp outside the window, in either direction. */
+export function checkFreshness(
+  timestamp: number,
+  nowSeconds: number,
+  toleranceSeconds: number,
+): RejectReason | undefined {
+  if (nowSeconds - timestamp > toleranceSeconds) return 'stale_timestamp';
+  if (timestamp - nowSeconds > toleranceSeconds) return 'future_timestamp';
+  return undefined;
+}
+
+/** Parses and checks a strict Unix-seconds header in one step. */
+export function freshTimestamp(
+  headers: HeaderMap,
+  name: string,
+  nowSeconds: number,
+  toleranceSeconds: number,
+): Parsed<number> {
+  const header = singleHeader(headers, name);
+  if (!header.ok) return header;
+  const parsed = parseUnixSeconds(header.value);
+  if (!parsed.ok) return parsed;
+  const stale = checkFreshness(parsed.value, nowSeconds, toleranceSeconds);
+  return stale ? fail(stale) : parsed;
+}
+
+// Printable ASCII without space or '.', which separates fields in the signed content.
+const DELIVERY_ID = /^[\x21-\x2d\x2f-\x7e]{1,255}$/;
+
+/** A delivery or message id used as a dedup key or inside signed content. */
+export function parseDeliveryId(text: string): Parsed<string> {
+  return DELIVERY_ID.test(text) ? { ok: true, value: text } : fail('malformed_id');
+}
+
+const HEX = /^[0-9a-fA-F]+$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Decodes a hex or base64 signature strictly, or returns undefined. Node's decoders silently skip bad
+ * characters and stop at odd lengths, so the text is checked first; the decoded length is checked by the
+ * caller against the digest length.
+ */
+export function decodeSignature(
+  text: string,
+  encoding: 'hex' | 'base64',
+  byteLength: number,
+): Buffer | undefined {
+  if (encoding === 'hex') {
+    if (text.length !== byteLength * 2 || !HEX.test(text)) return undefined;
+    return Buffer.from(text, 'hex');
+  }
+  if (text.length !== Math.ceil(byteLength / 3) * 4 || !BASE64.test(text)) return undefined;
+  const decoded = Buffer.from(text, 'base64');
+  return decoded.length === byteLength ? decoded : undefined;
+}
+
+/** Constant-time equality; unequal lengths are unequal without calling timingSafeEqual (which throws). */
+export function constantTimeEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A secret must be non-empty and carry no surrounding whitespace: a trailing newline pasted into a
+ * secret store would otherwise make every signature fail, or a blank secret make forgeries trivial.
+ */
+export function isUsableSecret(secret: unknown): secret is string {
+  return typeof secret === 'string' && secret.length > 0 && secret.trim() === secret;
+}
+
+/** Fails closed on an empty list or any unusable entry. */
+export function checkSecrets(secrets: readonly string[]): RejectReason | undefined {
+  if (secrets.length === 0) return 'no_secret';
+  for (const secret of secrets) if (!isUsableSecret(secret)) return 'no_secret';
+  return undefined;
+}
+
+export type HmacAlgorithm = 'sha256' | 'sha512' | 'sha1';
+
+export const DIGEST_BYTES: Record<HmacAlgorithm, number> = { sha256: 32, sha512: 64, sha1: 20 };
+
+/** HMAC over the parts in order, without concatenating them into a new buffer first. */
+export function hmac(
+  algorithm: HmacAlgorithm,
+  key: string | Buffer,
+  parts: readonly (string | Buffer)[],
+): Buffer {
+  const mac = createHmac(algorithm, key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+/**
+ * True when any secret's MAC over `parts` equals any of the candidate signatures. Returns the index of
+ * the matching secret (0 = newest), or -1.
+ */
+export function matchAnySecret(
+  algorithm: HmacAlgorithm,
+  keys: readonly (string | Buffer)[],
+  parts: readonly (string | Buffer)[],
+  candidates: readonly Buffer[],
+): number {
+  for (let i = 0; i < keys.length; i++) {
+    const expected = hmac(algorithm, keys[i] as string | Buffer, parts);
+    for (const candidate of candidates) if (constantTimeEqual(expected, candidate)) return i;
+  }
+  return -1;
+}
+
+export function sha256Hex(body: Buffer): string {
+  return createHash('sha256').update(body).digest('hex');
+}

@@ -1,0 +1,110 @@
+// Standard Webhooks (and Svix, its origin): `webhook-signature: v1,<base64> [v1,<base64> ...]` over
+// `{id}.{timestamp}.{body}`, keyed by the base64 secret after `whsec_`. Svix senders use `svix-*` names.
+import { randomBytes } from 'node:crypto';
+import {
+  decodeSignature,
+  freshTimestamp,
+  hmac,
+  isUsableSecret,
+  matchAnySecret,
+  parseDeliveryId,
+  singleHeader,
+} from './primitives';
+import type { Scheme } from './types';
+import { VerifiedDelivery } from './verified-delivery';
+
+const SECRET_PREFIX = 'whsec_';
+const BASE64_SECRET = /^[A-Za-z0-9+/]+={0,2}$/;
+const EVENT_TYPE = { jsonPath: ['type'] } as const;
+
+// Decoding a secret on every request is measurable at 1 KiB bodies; the set of secrets is tiny.
+const keyCache = new Map<string, Buffer | null>();
+
+/** The HMAC key for a `whsec_` secret, or null if it is not usable (fail closed). */
+export function standardWebhooksKey(secret: string): Buffer | null {
+  let key = keyCache.get(secret);
+  if (key === undefined) {
+    const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+    const valid = isUsableSecret(secret) && encoded.length % 4 === 0 && BASE64_SECRET.test(encoded);
+    key = valid ? Buffer.from(encoded, 'base64') : null;
+    if (key?.length === 0) key = null;
+    if (keyCache.size > 64) keyCache.clear();
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** Which header family the sender used: `webhook-*` (the standard) or `svix-*`. */
+function headerPrefix(headers: Readonly<Record<string, unknown>>): 'webhook-' | 'svix-' {
+  return headers['webhook-id'] === undefined && headers['svix-id'] !== undefined ? 'svix-' : 'webhook-';
+}
+
+export const standardWebhooks: Scheme = {
+  name: 'standard-webhooks',
+
+  verify(request, secrets, { nowSeconds, toleranceSeconds }) {
+    if (secrets.length === 0) return { ok: false, reason: 'no_secret' };
+    const keys: Buffer[] = [];
+    for (const secret of secrets) {
+      const key = standardWebhooksKey(secret);
+      if (!key) return { ok: false, reason: 'no_secret' };
+      keys.push(key);
+    }
+    const prefix = headerPrefix(request.headers);
+    const idHeader = singleHeader(request.headers, `${prefix}id`);
+    if (!idHeader.ok) return idHeader;
+    const id = parseDeliveryId(idHeader.value);
+    if (!id.ok) return id;
+    const timestamp = freshTimestamp(request.headers, `${prefix}timestamp`, nowSeconds, toleranceSeconds);
+    if (!timestamp.ok) return timestamp;
+    const header = singleHeader(request.headers, `${prefix}signature`);
+    if (!header.ok) return header;
+
+    // Space-separated `version,signature` pairs. Unknown versions (v1a is asymmetric) are skipped.
+    const candidates: Buffer[] = [];
+    let v1Seen = false;
+    for (const entry of header.value.split(' ')) {
+      const comma = entry.indexOf(',');
+      if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
+      v1Seen = true;
+      const signature = decodeSignature(entry.slice(comma + 1), 'base64', 32);
+      if (signature) candidates.push(signature);
+    }
+    if (candidates.length === 0)
+      return { ok: false, reason: v1Seen ? 'malformed_signature' : 'no_supported_signature' };
+
+    const matched = matchAnySecret(
+      'sha256',
+      keys,
+      [`${id.value}.${timestamp.value}.`, request.body],
+      candidates,
+    );
+    if (matched < 0) return { ok: false, reason: 'bad_signature' };
+    return {
+      ok: true,
+      delivery: new VerifiedDelivery(
+        request.body,
+        { id: id.value },
+        EVENT_TYPE,
+        request.headers,
+        id.value,
+        timestamp.value,
+        matched,
+      ),
+    };
+  },
+
+  sign({ body, secret, timestamp, id }) {
+    const key = standardWebhooksKey(secret);
+    if (!key) throw new TypeError('standard-webhooks: the secret is not a whsec_ base64 secret');
+    const signature = hmac('sha256', key, [`${id}.${timestamp}.`, body]).toString('base64');
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${signature}`,
+      'Content-Type': 'application/json',
+    };
+  },
+
+  generateSecret: () => SECRET_PREFIX + randomBytes(24).toString('base64'),
+};

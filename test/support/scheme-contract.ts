@@ -1,0 +1,279 @@
+// The promises every scheme keeps, run against each one. Scheme files add their own vectors and
+// peer-library cross-checks next to this.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { normalizeHeaders } from '../../lambdas/core/headers';
+import type { Scheme, SchemeOptions, VerifyContext } from '../../lambdas/core/schemes/types';
+
+export interface SchemeFixture {
+  scheme: Scheme;
+  options?: SchemeOptions;
+  /** The header holding the signature, as the provider spells it. */
+  signatureHeader: string;
+  /** Replaces the signature value(s) in that header's text, keeping its framing (prefix, t=...). */
+  withSignature: (headerValue: string, signature: string) => string;
+  /** Signature encoding in the header, for building malformed values. */
+  encoding: 'hex' | 'base64';
+  /** Header with the signed timestamp, when the scheme has one in a header. */
+  timestampHeader?: string;
+  /** Header with a signed id, when the scheme has one. */
+  idHeader?: string;
+  /** A header value holding only unknown signature versions. */
+  unknownVersionsOnly?: (headerValue: string) => string;
+  /** Two signatures in one header, one valid (for schemes that allow several). */
+  withExtraSignature?: (headerValue: string, bogus: string) => string;
+  body?: Buffer;
+  url?: string;
+}
+
+export const NOW = 1_700_000_000;
+export const CONTEXT: VerifyContext = { nowSeconds: NOW, toleranceSeconds: 300 };
+
+export function signed(
+  fixture: SchemeFixture,
+  body: Buffer,
+  secret: string,
+  timestamp = NOW,
+  id = 'msg_2ZkPq1',
+) {
+  const headers = fixture.scheme.sign({
+    body,
+    secret,
+    timestamp,
+    id,
+    options: fixture.options,
+    url: fixture.url,
+  });
+  return { body, headers: normalizeHeaders(headers), url: fixture.url };
+}
+
+function bogusSignature(encoding: 'hex' | 'base64', bytes = 32): string {
+  return randomBytes(bytes).toString(encoding);
+}
+
+export function describeSchemeContract(fixture: SchemeFixture): void {
+  const { scheme } = fixture;
+  const secret = scheme.generateSecret();
+  const context = { ...CONTEXT, options: fixture.options };
+  const body = fixture.body ?? Buffer.from('{"id":"evt_1","type":"test.event","data":{"n":1}}');
+  const sigName = fixture.signatureHeader.toLowerCase();
+  const verify = (request: ReturnType<typeof signed>, secrets: string[] = [secret]) =>
+    scheme.verify(request, secrets, context);
+  const replaceHeader = (
+    request: ReturnType<typeof signed>,
+    name: string,
+    value: string | string[] | undefined,
+  ) => ({
+    ...request,
+    headers: { ...request.headers, [name.toLowerCase()]: value },
+  });
+  const withSig = (request: ReturnType<typeof signed>, signature: string) =>
+    replaceHeader(request, sigName, fixture.withSignature(request.headers[sigName] as string, signature));
+  const reasonOf = (outcome: ReturnType<Scheme['verify']>) => (outcome.ok ? 'accepted' : outcome.reason);
+
+  describe(`${scheme.name}: the contract every scheme keeps`, () => {
+    it('verifies what it signs', () => {
+      const outcome = verify(signed(fixture, body, secret));
+      expect(outcome.ok).toBe(true);
+    });
+
+    it.each([
+      ['multi-byte UTF-8', Buffer.from('{"id":"evt_1","type":"t","name":"Zoë 🚀 — 東京"}')],
+      ['U+2028 and U+2029', Buffer.from('{"id":"evt_1","type":"t","s":"a\u2028b\u2029c"}')],
+      [
+        'bytes that are not valid UTF-8',
+        Buffer.concat([
+          Buffer.from('{"id":"evt_1","type":"t","s":"'),
+          Buffer.from([0xff, 0xfe, 0xc3]),
+          Buffer.from('"}'),
+        ]),
+      ],
+    ])('verifies a correctly signed body with %s, on the exact bytes', (_name, raw) => {
+      const outcome = verify(signed(fixture, raw, secret));
+      expect(reasonOf(outcome)).toBe('accepted');
+      if (outcome.ok) expect(outcome.delivery.body.equals(raw)).toBe(true);
+    });
+
+    it('reads header names case-insensitively', () => {
+      const headers = scheme.sign({
+        body,
+        secret,
+        timestamp: NOW,
+        id: 'msg_1',
+        options: fixture.options,
+        url: fixture.url,
+      });
+      const shouted = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
+      expect(
+        reasonOf(
+          scheme.verify({ body, headers: normalizeHeaders(shouted), url: fixture.url }, [secret], context),
+        ),
+      ).toBe('accepted');
+    });
+
+    it('rejects a missing signature header', () => {
+      expect(reasonOf(verify(replaceHeader(signed(fixture, body, secret), sigName, undefined)))).toBe(
+        'missing_header',
+      );
+    });
+
+    it('rejects a repeated signature header even when one copy is valid', () => {
+      const request = signed(fixture, body, secret);
+      const valid = request.headers[sigName] as string;
+      const repeated = replaceHeader(request, sigName, [
+        valid,
+        fixture.withSignature(valid, bogusSignature(fixture.encoding)),
+      ]);
+      expect(reasonOf(verify(repeated))).toBe('repeated_header');
+    });
+
+    it('rejects a wrong MAC of the right length as bad_signature', () => {
+      expect(reasonOf(verify(withSig(signed(fixture, body, secret), bogusSignature(fixture.encoding))))).toBe(
+        'bad_signature',
+      );
+    });
+
+    it.each([
+      ['truncated', (s: string) => s.slice(0, -4)],
+      ['over-long', (s: string) => `${s}${s.slice(0, 4)}`],
+      ['odd-length', (s: string) => s.slice(0, -1)],
+      ['not in the encoding', (s: string) => `${s.slice(0, -2)}!?`],
+      ['non-ASCII', (s: string) => `${s.slice(0, -1)}é`],
+      ['empty', (_s: string) => ''],
+    ])('rejects a %s signature as malformed, without throwing', (_name, mangle) => {
+      const request = signed(fixture, body, secret);
+      const good = bogusSignature(fixture.encoding);
+      const outcome = verify(withSig(request, mangle(good)));
+      expect(outcome.ok).toBe(false);
+      expect(['malformed_signature', 'no_supported_signature', 'missing_header']).toContain(
+        reasonOf(outcome),
+      );
+    });
+
+    it('rejects the wrong secret', () => {
+      expect(reasonOf(verify(signed(fixture, body, scheme.generateSecret())))).toBe('bad_signature');
+    });
+
+    it('accepts the previous secret during rotation and reports which one matched', () => {
+      const previous = scheme.generateSecret();
+      const outcome = verify(signed(fixture, body, previous), [secret, previous]);
+      expect(outcome.ok).toBe(true);
+      if (outcome.ok) expect(outcome.delivery.secretIndex).toBe(1);
+    });
+
+    it('rejects a secret older than the ones configured', () => {
+      const older = scheme.generateSecret();
+      expect(reasonOf(verify(signed(fixture, body, older), [secret, scheme.generateSecret()]))).toBe(
+        'bad_signature',
+      );
+    });
+
+    it.each([
+      ['no secrets', []],
+      ['an empty secret', ['']],
+      ['a whitespace secret', ['   ']],
+      ['a secret with a trailing newline', ['__SECRET__\n']],
+      ['a valid secret next to an empty one', ['__SECRET__', '']],
+    ])('fails closed with %s (no_secret, never valid)', (_name, secrets) => {
+      const list = (secrets as string[]).map((s) => s.replace('__SECRET__', secret));
+      expect(reasonOf(verify(signed(fixture, body, secret), list))).toBe('no_secret');
+    });
+
+    it('never verifies a body with one byte flipped (200 random flips)', () => {
+      const request = signed(fixture, body, secret);
+      for (let i = 0; i < 200; i++) {
+        const flipped = Buffer.from(body);
+        const at = Math.floor(Math.random() * flipped.length);
+        flipped[at] = (flipped[at] as number) ^ (1 + Math.floor(Math.random() * 255));
+        expect(verify({ ...request, body: flipped }).ok).toBe(false);
+      }
+    });
+
+    it('rejects a whitespace-changed body', () => {
+      const request = signed(fixture, body, secret);
+      expect(verify({ ...request, body: Buffer.concat([body, Buffer.from('\n')]) }).ok).toBe(false);
+    });
+
+    if (fixture.unknownVersionsOnly) {
+      const only = fixture.unknownVersionsOnly;
+      it('ignores unknown signature versions and rejects when none is left', () => {
+        const request = signed(fixture, body, secret);
+        const outcome = verify(replaceHeader(request, sigName, only(request.headers[sigName] as string)));
+        expect(reasonOf(outcome)).toBe('no_supported_signature');
+      });
+    }
+
+    if (fixture.withExtraSignature) {
+      const extra = fixture.withExtraSignature;
+      it('accepts several signatures when one is valid', () => {
+        const request = signed(fixture, body, secret);
+        const value = extra(request.headers[sigName] as string, bogusSignature(fixture.encoding));
+        expect(reasonOf(verify(replaceHeader(request, sigName, value)))).toBe('accepted');
+      });
+    }
+
+    if (fixture.timestampHeader) {
+      const tsName = fixture.timestampHeader.toLowerCase();
+      it.each([
+        ['hello', 'malformed_timestamp'],
+        ['1700000000abc', 'malformed_timestamp'],
+        ['1.7e9', 'malformed_timestamp'],
+        ['-1700000000', 'malformed_timestamp'],
+        ['1700000000000', 'malformed_timestamp'],
+        [' 1700000000', 'malformed_timestamp'],
+      ])('rejects the timestamp %j as %s', (value, reason) => {
+        const request = signed(fixture, body, secret);
+        expect(reasonOf(verify(replaceHeader(request, tsName, value)))).toBe(reason);
+      });
+
+      it('rejects a timestamp older than the window, even when correctly signed', () => {
+        expect(reasonOf(verify(signed(fixture, body, secret, NOW - 301)))).toBe('stale_timestamp');
+      });
+
+      it('rejects a timestamp ahead of the window, even when correctly signed', () => {
+        expect(reasonOf(verify(signed(fixture, body, secret, NOW + 301)))).toBe('future_timestamp');
+      });
+
+      it('accepts a timestamp at the edge of the window', () => {
+        expect(reasonOf(verify(signed(fixture, body, secret, NOW - 300)))).toBe('accepted');
+      });
+
+      it('rejects a timestamp swapped in from another signed delivery', () => {
+        const other = signed(fixture, body, secret, NOW - 10);
+        const request = signed(fixture, body, secret, NOW);
+        expect(reasonOf(verify(replaceHeader(request, tsName, other.headers[tsName] as string)))).toBe(
+          'bad_signature',
+        );
+      });
+    }
+
+    if (fixture.idHeader) {
+      const idName = fixture.idHeader.toLowerCase();
+      it('takes the dedup key from the signed id', () => {
+        const outcome = verify(signed(fixture, body, secret, NOW, 'msg_dedup_1'));
+        expect(outcome.ok && outcome.delivery.dedupKey).toBe('msg_dedup_1');
+      });
+
+      it('rejects an id swapped in from another signed delivery', () => {
+        const request = signed(fixture, body, secret, NOW, 'msg_a');
+        expect(reasonOf(verify(replaceHeader(request, idName, 'msg_b')))).toBe('bad_signature');
+      });
+
+      it.each([
+        ['a dot', 'msg.1'],
+        ['a control character', 'msg\u00011'],
+        ['a space', 'msg 1'],
+        ['over 255 characters', 'm'.repeat(256)],
+      ])('rejects an id with %s as malformed_id', (_name, id) => {
+        const request = signed(fixture, body, secret, NOW, id);
+        expect(reasonOf(verify(request))).toBe('malformed_id');
+      });
+
+      it('rejects a missing id header', () => {
+        expect(reasonOf(verify(replaceHeader(signed(fixture, body, secret), idName, undefined)))).toBe(
+          'missing_header',
+        );
+      });
+    }
+  });
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig, SCHEME_NAMES } from '../../../config';
+import { loadProjectConfig } from '../../../config/load';
+
+describe('parseConfig', () => {
+  it('registers one provider per built-in scheme, named after it, by default', () => {
+    const config = parseConfig(undefined);
+    expect(Object.keys(config.providers).sort()).toEqual([...SCHEME_NAMES].sort());
+    for (const [id, provider] of Object.entries(config.providers)) expect(provider.scheme).toBe(id);
+  });
+
+  it('fills provider defaults: 300 s tolerance, 1 MiB max body, 7 day dedup TTL, JSON only', () => {
+    const { github } = parseConfig({ providers: { github: { scheme: 'github' } } }).providers;
+    expect(github).toMatchObject({
+      toleranceSeconds: 300,
+      maxBodyBytes: 1_048_576,
+      dedupTtlSeconds: 604_800,
+      contentTypes: ['application/json'],
+      unknownEvents: 'ack',
+    });
+  });
+
+  it("gives the default generic-hmac provider seed 001's v1=<hex> over {timestamp}.{body}", () => {
+    expect(parseConfig(undefined).providers['generic-hmac']?.options).toMatchObject({
+      signatureHeader: 'X-Webhook-Signature',
+      signaturePrefix: 'v1=',
+      template: '{timestamp}.{body}',
+    });
+  });
+
+  it.each([
+    [{ queue: { maxReceiveCount: 2 } }, 'webhookInbox.queue.maxReceiveCount: must be >= 3'],
+    [{ providers: { github: { scheme: 'gitlab' } } }, 'webhookInbox.providers.github.scheme: must be one of'],
+    [{ providers: { GitHub: { scheme: 'github' } } }, 'webhookInbox.providers.GitHub: invalid name'],
+    [
+      { providers: { github: { scheme: 'github', toleranceSeconds: 'x' } } },
+      'webhookInbox.providers.github.toleranceSeconds: expected number',
+    ],
+    [
+      { providers: { github: { scheme: 'github', maxBodyBytes: 7_000_000 } } },
+      'webhookInbox.providers.github.maxBodyBytes: must be <= 6000000',
+    ],
+    [{ inlineLimitBytes: 2_000_000 }, 'webhookInbox.inlineLimitBytes: must be <= 700000'],
+    [{ typo: 1 }, 'webhookInbox: unknown key typo'],
+    [{ providers: { p: { scheme: 'generic-hmac' } } }, 'webhookInbox.providers.p.options: expected object'],
+    [
+      {
+        providers: {
+          p: {
+            scheme: 'generic-hmac',
+            options: { signatureHeader: 'X-Sig', template: '{timestamp}.{body}' },
+          },
+        },
+      },
+      'webhookInbox.providers.p.options.timestampHeader: required',
+    ],
+    [
+      { providers: { github: { scheme: 'github', options: { signatureHeader: 'X' } } } },
+      'webhookInbox.providers.github.options: the github scheme takes no options',
+    ],
+    [{ providers: {} }, 'webhookInbox.providers: at least one provider'],
+  ])('rejects %j naming the bad key', (raw, message) => {
+    expect(() => parseConfig(raw)).toThrow(ConfigError);
+    expect(() => parseConfig(raw)).toThrow(message);
+  });
+
+  it('parses the shipped cdk.json', () => {
+    expect(loadProjectConfig().queue.maxReceiveCount).toBe(5);
+  });
+});
