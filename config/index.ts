@@ -138,3 +138,11 @@ export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
 }
 
 export type { ConfigInput };
+
+/** The input form of a resolved config (provider ids dropped), for passing to the Lambdas as JSON. */
+export function toConfigInput(config: Config): ConfigInput {
+  const providers = Object.fromEntries(
+    Object.entries(config.providers).map(([id, { id: _id, ...provider }]) => [id, provider]),
+  );
+  return { ...config, providers } as ConfigInput;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, SCHEME_NAMES } from '../../../config';
+import { ConfigError, parseConfig, SCHEME_NAMES, toConfigInput } from '../../../config';
 import { loadProjectConfig } from '../../../config/load';
 
 describe('parseConfig', () => {
@@ -66,5 +66,12 @@ describe('parseConfig', () => {
 
   it('parses the shipped cdk.json', () => {
     expect(loadProjectConfig().queue.maxReceiveCount).toBe(5);
+  });
+});
+
+describe('toConfigInput', () => {
+  it('round-trips a resolved config through JSON, as the Lambdas receive it', () => {
+    const config = parseConfig({ queue: { maxReceiveCount: 7 } });
+    expect(parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))))).toEqual(config);
   });
 });

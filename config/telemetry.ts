@@ -1,0 +1,53 @@
+// Metric and service names shared by the Lambdas (which emit them through EMF) and the CDK stack (whose
+// alarms and dashboard read them). Every metric carries the `service` dimension, which is what alarms use.
+
+export const METRICS_NAMESPACE = 'WebhookInbox';
+
+export const SERVICE = {
+  verify: 'webhook-inbox-verify',
+  process: 'webhook-inbox-process',
+} as const;
+
+export const VERIFY_METRICS = {
+  accepted: 'DeliveryAccepted',
+  duplicate: 'DeliveryDuplicate',
+  conflict: 'DeliveryConflict',
+  inFlight: 'DeliveryInFlight',
+  rejected: 'DeliveryRejected',
+  /** Signature, timestamp and header failures: a spike means an attack or a rotated secret. */
+  signatureFailure: 'SignatureFailure',
+  dependencyError: 'DependencyError',
+  enqueueLatency: 'EnqueueLatency',
+  /** A delivery verified with a previous secret: the provider has not been switched over yet. */
+  previousSecretUsed: 'PreviousSecretUsed',
+} as const;
+
+export const PROCESS_METRICS = {
+  processed: 'EventProcessed',
+  duplicateSkipped: 'EventDuplicateSkipped',
+  transientFailure: 'EventTransientFailure',
+  permanentFailure: 'EventPermanentFailure',
+  unknownEvent: 'EventUnknownType',
+  messageAge: 'MessageAgeAtProcessing',
+} as const;
+
+/** CloudFormation output names the CLI reads with DescribeStacks. */
+export const STACK_OUTPUTS = {
+  apiUrl: 'ApiUrl',
+  queueUrl: 'QueueUrl',
+  queueArn: 'QueueArn',
+  dlqUrl: 'DlqUrl',
+  dlqArn: 'DlqArn',
+  tableName: 'TableName',
+  bucketName: 'PayloadBucketName',
+  /** Prefixes; the suffix is the provider id in PascalCase (`standard-webhooks` -> `StandardWebhooks`). */
+  endpointPrefix: 'Endpoint',
+  secretArnPrefix: 'SecretArn',
+} as const;
+
+export function outputSuffix(providerId: string): string {
+  return providerId
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
