@@ -1,0 +1,42 @@
+// Errors of the pipeline core. Adapters turn SDK failures into these; handlers map them to answers.
+
+export class WebhookInboxError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'WebhookInboxError';
+  }
+}
+
+/** A dependency (DynamoDB, SQS, S3, Secrets Manager) failed. Retryable: the verify handler answers 503. */
+export class DependencyError extends WebhookInboxError {
+  constructor(
+    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets',
+    readonly operation: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${dependency} ${operation} failed`, options);
+    this.name = 'DependencyError';
+  }
+}
+
+/** A provider has no usable secret configured. Fails closed: 500, never "valid". */
+export class NoSecretError extends WebhookInboxError {
+  constructor(
+    readonly provider: string,
+    options?: ErrorOptions,
+  ) {
+    super(`no usable secret for provider ${provider}`, options);
+    this.name = 'NoSecretError';
+  }
+}
+
+/** A conditional write lost to another writer (someone else holds the claim or the lease). */
+export class LostClaimError extends WebhookInboxError {
+  constructor(
+    readonly pk: string,
+    options?: ErrorOptions,
+  ) {
+    super(`lost the claim on ${pk}`, options);
+    this.name = 'LostClaimError';
+  }
+}
