@@ -22,6 +22,10 @@ export const REJECT_STATUS = {
   unsupported_media_type: 415,
   // Fail closed: a missing or unusable secret is our configuration error, never "valid".
   no_secret: 500,
+  // Square signs the notification URL: without one configured or reported, nothing can be checked.
+  no_notification_url: 500,
+  // Scheme options that config parsing refuses (e.g. a `{timestamp}` template without a timestamp header).
+  bad_scheme_options: 500,
 } as const;
 
 export type RejectReason = keyof typeof REJECT_STATUS;

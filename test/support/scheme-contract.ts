@@ -24,6 +24,13 @@ export interface SchemeFixture {
   withExtraSignature?: (headerValue: string, bogus: string) => string;
   body?: Buffer;
   url?: string;
+  /** Digest length in bytes, for signatures of the right length (default 32, SHA-256). */
+  signatureBytes?: number;
+  /**
+   * Adds what the scheme reads from the signed body to a contract body before signing: an event id
+   * (Paddle, Square) or a timestamp (Linear's `webhookTimestamp`). Bodies are used as they are without it.
+   */
+  withSignedFields?: (body: Buffer, timestamp: number, id: string) => Buffer;
 }
 
 export const NOW = 1_700_000_000;
@@ -36,15 +43,22 @@ export function signed(
   timestamp = NOW,
   id = 'msg_2ZkPq1',
 ) {
+  const signedBody = fixture.withSignedFields ? fixture.withSignedFields(body, timestamp, id) : body;
   const headers = fixture.scheme.sign({
-    body,
+    body: signedBody,
     secret,
     timestamp,
     id,
     options: fixture.options,
     url: fixture.url,
   });
-  return { body, headers: normalizeHeaders(headers), url: fixture.url };
+  return { body: signedBody, headers: normalizeHeaders(headers), url: fixture.url };
+}
+
+/** Adds a top-level field to a JSON object body, keeping every other byte as it was. */
+export function withJsonField(body: Buffer, name: string, value: unknown): Buffer {
+  if (body[0] !== 0x7b) throw new TypeError('withJsonField: the body is not a JSON object');
+  return Buffer.concat([Buffer.from(`{${JSON.stringify(name)}:${JSON.stringify(value)},`), body.subarray(1)]);
 }
 
 function bogusSignature(encoding: 'hex' | 'base64', bytes = 32): string {
@@ -89,14 +103,16 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
         ]),
       ],
     ])('verifies a correctly signed body with %s, on the exact bytes', (_name, raw) => {
-      const outcome = verify(signed(fixture, raw, secret));
+      const request = signed(fixture, raw, secret);
+      const outcome = verify(request);
       expect(reasonOf(outcome)).toBe('accepted');
-      if (outcome.ok) expect(outcome.delivery.body.equals(raw)).toBe(true);
+      if (outcome.ok) expect(outcome.delivery.body.equals(request.body)).toBe(true);
     });
 
     it('reads header names case-insensitively', () => {
+      const { body: signedBody } = signed(fixture, body, secret, NOW, 'msg_1');
       const headers = scheme.sign({
-        body,
+        body: signedBody,
         secret,
         timestamp: NOW,
         id: 'msg_1',
@@ -106,7 +122,11 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
       const shouted = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
       expect(
         reasonOf(
-          scheme.verify({ body, headers: normalizeHeaders(shouted), url: fixture.url }, [secret], context),
+          scheme.verify(
+            { body: signedBody, headers: normalizeHeaders(shouted), url: fixture.url },
+            [secret],
+            context,
+          ),
         ),
       ).toBe('accepted');
     });
@@ -122,15 +142,14 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
       const valid = request.headers[sigName] as string;
       const repeated = replaceHeader(request, sigName, [
         valid,
-        fixture.withSignature(valid, bogusSignature(fixture.encoding)),
+        fixture.withSignature(valid, bogusSignature(fixture.encoding, fixture.signatureBytes)),
       ]);
       expect(reasonOf(verify(repeated))).toBe('repeated_header');
     });
 
     it('rejects a wrong MAC of the right length as bad_signature', () => {
-      expect(reasonOf(verify(withSig(signed(fixture, body, secret), bogusSignature(fixture.encoding))))).toBe(
-        'bad_signature',
-      );
+      const bogus = bogusSignature(fixture.encoding, fixture.signatureBytes);
+      expect(reasonOf(verify(withSig(signed(fixture, body, secret), bogus)))).toBe('bad_signature');
     });
 
     it.each([
@@ -142,7 +161,7 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
       ['empty', (_s: string) => ''],
     ])('rejects a %s signature as malformed, without throwing', (_name, mangle) => {
       const request = signed(fixture, body, secret);
-      const good = bogusSignature(fixture.encoding);
+      const good = bogusSignature(fixture.encoding, fixture.signatureBytes);
       const outcome = verify(withSig(request, mangle(good)));
       expect(outcome.ok).toBe(false);
       expect(['malformed_signature', 'no_supported_signature', 'missing_header']).toContain(
@@ -182,7 +201,7 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
     it('never verifies a body with one byte flipped (200 random flips)', () => {
       const request = signed(fixture, body, secret);
       for (let i = 0; i < 200; i++) {
-        const flipped = Buffer.from(body);
+        const flipped = Buffer.from(request.body);
         const at = Math.floor(Math.random() * flipped.length);
         flipped[at] = (flipped[at] as number) ^ (1 + Math.floor(Math.random() * 255));
         expect(verify({ ...request, body: flipped }).ok).toBe(false);
@@ -191,7 +210,48 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
 
     it('rejects a whitespace-changed body', () => {
       const request = signed(fixture, body, secret);
-      expect(verify({ ...request, body: Buffer.concat([body, Buffer.from('\n')]) }).ok).toBe(false);
+      expect(verify({ ...request, body: Buffer.concat([request.body, Buffer.from('\n')]) }).ok).toBe(false);
+    });
+
+    it('never throws whatever the headers and body hold, and never accepts them mangled', () => {
+      const request = signed(fixture, body, secret);
+      const checked = new Set(
+        [fixture.signatureHeader, fixture.timestampHeader, fixture.idHeader].flatMap((name) =>
+          name ? [name.toLowerCase()] : [],
+        ),
+      );
+      const hostile: (string | string[])[] = [
+        '',
+        ' ',
+        '=',
+        '==',
+        ',;, ;',
+        't=,v1=',
+        'ts=;h1=',
+        'v0=',
+        'sha256=',
+        'v1,',
+        '\u0000',
+        'é'.repeat(64),
+        '9'.repeat(400),
+        'x'.repeat(20_000),
+        [],
+        ['', ''],
+      ];
+      for (const name of Object.keys(request.headers)) {
+        for (const value of hostile) {
+          const outcome = verify(replaceHeader(request, name, value));
+          if (checked.has(name)) expect(outcome.ok).toBe(false);
+        }
+      }
+      for (const hostileBody of [
+        Buffer.alloc(0),
+        Buffer.from('null'),
+        Buffer.from('[]'),
+        Buffer.from([0xff]),
+      ]) {
+        expect(verify({ ...request, body: hostileBody }).ok).toBe(false);
+      }
     });
 
     if (fixture.unknownVersionsOnly) {
@@ -207,7 +267,8 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
       const extra = fixture.withExtraSignature;
       it('accepts several signatures when one is valid', () => {
         const request = signed(fixture, body, secret);
-        const value = extra(request.headers[sigName] as string, bogusSignature(fixture.encoding));
+        const bogus = bogusSignature(fixture.encoding, fixture.signatureBytes);
+        const value = extra(request.headers[sigName] as string, bogus);
         expect(reasonOf(verify(replaceHeader(request, sigName, value)))).toBe('accepted');
       });
     }

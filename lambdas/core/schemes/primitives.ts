@@ -2,7 +2,7 @@
 // constant-time comparison. Each returns a reason code instead of throwing.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { RejectReason } from '../reasons';
-import type { HeaderMap } from './types';
+import type { HeaderMap, WebhookRequest } from './types';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; reason: RejectReason };
 
@@ -71,6 +71,43 @@ export function parseDeliveryId(text: string): Parsed<string> {
   return DELIVERY_ID.test(text) ? { ok: true, value: text } : fail('malformed_id');
 }
 
+/** The value at a path in parsed JSON, or undefined; arrays are not walked into. */
+export function valueAt(value: unknown, path: readonly string[]): unknown {
+  let node = value;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+/** The non-empty string at a path in parsed JSON, or undefined. */
+export function stringAt(value: unknown, path: readonly string[]): string | undefined {
+  const node = valueAt(value, path);
+  return typeof node === 'string' && node.length > 0 ? node : undefined;
+}
+
+export function parseJson(body: Buffer): Parsed<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+  } catch {
+    return fail('not_json');
+  }
+}
+
+/**
+ * The event id a provider puts inside the signed body (Stripe's `id`, Paddle's `notification_id`), with
+ * the parsed body so it is parsed once. Call it only after the signature matched: from there a bad body
+ * is authentic but unusable (400), not a forgery.
+ */
+export function signedEventId(body: Buffer, path: readonly string[]): Parsed<{ id: string; json: unknown }> {
+  const json = parseJson(body);
+  if (!json.ok) return json;
+  const id = stringAt(json.value, path);
+  if (id === undefined || !DELIVERY_ID.test(id)) return fail('missing_event_id');
+  return { ok: true, value: { id, json: json.value } };
+}
+
 const HEX = /^[0-9a-fA-F]+$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -91,6 +128,84 @@ export function decodeSignature(
   if (text.length !== Math.ceil(byteLength / 3) * 4 || !BASE64.test(text)) return undefined;
   const decoded = Buffer.from(text, 'base64');
   return decoded.length === byteLength ? decoded : undefined;
+}
+
+// Short, so that a bare base64 signature ending in '=' is not mistaken for a version tag.
+const VERSION_TAG = /^[A-Za-z0-9_-]{1,16}=/;
+
+/**
+ * The one signature in a header of the form `<prefix><signature>`. A value tagged with another version
+ * (`v1=` where only `v0=` is known) is one we cannot check, not a garbled one: no_supported_signature.
+ */
+export function prefixedSignature(
+  value: string,
+  prefix: string,
+  encoding: 'hex' | 'base64',
+  byteLength: number,
+): Parsed<Buffer> {
+  if (!value.startsWith(prefix)) {
+    return fail(prefix !== '' && VERSION_TAG.test(value) ? 'no_supported_signature' : 'malformed_signature');
+  }
+  const signature = decodeSignature(value.slice(prefix.length), encoding, byteLength);
+  return signature ? { ok: true, value: signature } : fail('malformed_signature');
+}
+
+export interface KeyedSignatureFormat {
+  /** Lowercase header name. */
+  readonly header: string;
+  /** Between items: `,` for Stripe, `;` for Paddle. */
+  readonly separator: string;
+  readonly timestampKey: string;
+  /** The one signature version we check; other keys are skipped, as the providers' own libraries do. */
+  readonly signatureKey: string;
+  /** Between the timestamp and the body in the signed content: `{ts}.{body}` or `{ts}:{body}`. */
+  readonly joiner: string;
+}
+
+/**
+ * Verifies a `t=<ts>,v1=<hex>[,v1=<hex>...]` style header (Stripe, Paddle): HMAC-SHA256 over the
+ * timestamp, the joiner and the body. Every well-formed signature is tried, since providers send several
+ * while a secret rotates.
+ */
+export function checkKeyedSignatures(
+  request: WebhookRequest,
+  secrets: readonly string[],
+  format: KeyedSignatureFormat,
+  nowSeconds: number,
+  toleranceSeconds: number,
+): Parsed<{ timestamp: number; secretIndex: number }> {
+  const noSecret = checkSecrets(secrets);
+  if (noSecret) return fail(noSecret);
+  const header = singleHeader(request.headers, format.header);
+  if (!header.ok) return header;
+  let timestampText: string | undefined;
+  let versionSeen = false;
+  const candidates: Buffer[] = [];
+  for (const item of header.value.split(format.separator)) {
+    const eq = item.indexOf('=');
+    if (eq < 0) continue;
+    const key = item.slice(0, eq);
+    if (key === format.timestampKey) {
+      // Two timestamps make it ambiguous which one was signed.
+      if (timestampText !== undefined) return fail('malformed_timestamp');
+      timestampText = item.slice(eq + 1);
+    } else if (key === format.signatureKey) {
+      versionSeen = true;
+      const signature = decodeSignature(item.slice(eq + 1), 'hex', 32);
+      if (signature) candidates.push(signature);
+    }
+  }
+  if (timestampText === undefined) return fail('malformed_signature');
+  const timestamp = parseUnixSeconds(timestampText);
+  if (!timestamp.ok) return timestamp;
+  if (candidates.length === 0) return fail(versionSeen ? 'malformed_signature' : 'no_supported_signature');
+  const stale = checkFreshness(timestamp.value, nowSeconds, toleranceSeconds);
+  if (stale) return fail(stale);
+
+  const parts = [timestampText + format.joiner, request.body];
+  const secretIndex = matchAnySecret('sha256', secrets, parts, candidates);
+  if (secretIndex < 0) return fail('bad_signature');
+  return { ok: true, value: { timestamp: timestamp.value, secretIndex } };
 }
 
 /** Constant-time equality; unequal lengths are unequal without calling timingSafeEqual (which throws). */

@@ -1,10 +1,17 @@
-import { sha256Hex } from './primitives';
+import { parseJson, sha256Hex, stringAt } from './primitives';
+import type { VerifyOutcome, WebhookRequest } from './types';
+
+export { stringAt } from './primitives';
 
 /** Where a scheme finds the event type: a header (unsigned metadata) or a field path in the JSON body. */
 export type EventTypeSource =
   | { readonly header: string }
   | { readonly jsonPath: readonly string[] }
-  | { readonly fixed: string };
+  | { readonly fixed: string }
+  /** The first source that yields a type: Linear names it in a header and in the body. */
+  | { readonly firstOf: readonly EventTypeSource[] }
+  /** A provider's own reading of the body, for bodies that are not always JSON (Slack's forms). */
+  | { readonly read: (body: Buffer, json: () => JsonBody) => string | undefined };
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false };
 
@@ -47,35 +54,60 @@ export class VerifiedDelivery {
   /** The body parsed as JSON, once. */
   json(): JsonBody {
     if (!this.parsed) {
-      try {
-        this.parsed = { ok: true, value: JSON.parse(this.body.toString('utf8')) };
-      } catch {
-        this.parsed = { ok: false };
-      }
+      const parsed = parseJson(this.body);
+      this.parsed = parsed.ok ? parsed : { ok: false };
     }
     return this.parsed;
   }
 
   /** The provider's event type, or undefined when the request does not say. */
   get eventType(): string | undefined {
-    const source = this.eventTypeSource;
+    return this.resolve(this.eventTypeSource);
+  }
+
+  private resolve(source: EventTypeSource): string | undefined {
     if ('fixed' in source) return source.fixed;
     if ('header' in source) {
       const value = this.headers[source.header];
-      return typeof value === 'string' ? value : value?.[0];
+      return (typeof value === 'string' ? value : value?.[0]) || undefined;
     }
+    if ('firstOf' in source) {
+      for (const each of source.firstOf) {
+        const type = this.resolve(each);
+        if (type !== undefined) return type;
+      }
+      return undefined;
+    }
+    if ('read' in source) return source.read(this.body, () => this.json());
     const body = this.json();
     if (!body.ok) return undefined;
     return stringAt(body.value, source.jsonPath);
   }
 }
 
-/** The string at a path in a parsed JSON value, or undefined. */
-export function stringAt(value: unknown, path: readonly string[]): string | undefined {
-  let node = value;
-  for (const segment of path) {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return typeof node === 'string' && node.length > 0 ? node : undefined;
+/**
+ * The outcome for a delivery whose dedup key is an event id from its signed body (Stripe, Paddle,
+ * Square). The body parsed while reading the id is kept, so it is not parsed again.
+ */
+export function acceptSignedEvent(
+  request: WebhookRequest,
+  event: { readonly id: string; readonly json: unknown },
+  eventTypeSource: EventTypeSource,
+  timestamp: number | undefined,
+  secretIndex: number,
+): VerifyOutcome {
+  const preparsed = { ok: true as const, value: event.json };
+  return {
+    ok: true,
+    delivery: new VerifiedDelivery(
+      request.body,
+      { id: event.id },
+      eventTypeSource,
+      request.headers,
+      event.id,
+      timestamp,
+      secretIndex,
+      preparsed,
+    ),
+  };
 }
