@@ -14,3 +14,22 @@ export function loadProjectConfig(dir = process.cwd()): Config {
   }
   return parseConfig(cdkJson.context?.[CONTEXT_KEY]);
 }
+
+/** Local mode's port: `--port` wins, then PORT, then 3000. */
+export function localPort(
+  flag: string | undefined,
+  env: Record<string, string | undefined> = process.env,
+): number {
+  const text = flag ?? env.PORT ?? '3000';
+  const port = Number(text);
+  if (!/^\d{1,5}$/.test(text) || port > 65_535) throw new ConfigError(`port: not a TCP port: ${text}`);
+  return port;
+}
+
+/**
+ * The directory the user ran the command from. `npm start` changes into the package root but keeps the
+ * caller's directory in INIT_CWD, so `.webhook-inbox/` and cdk.json are looked up where the user is.
+ */
+export function projectDir(env: Record<string, string | undefined> = process.env): string {
+  return env.INIT_CWD ?? process.cwd();
+}

@@ -40,3 +40,11 @@ export class LostClaimError extends WebhookInboxError {
     this.name = 'LostClaimError';
   }
 }
+
+/** A payload reference that is not `s3://<our bucket>/<key>`. Permanent: no retry can make it readable. */
+export class InvalidPayloadRefError extends WebhookInboxError {
+  constructor(readonly ref: string) {
+    super(`not a payload reference of this inbox: ${ref}`);
+    this.name = 'InvalidPayloadRefError';
+  }
+}

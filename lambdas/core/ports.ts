@@ -73,3 +73,11 @@ export interface SecretSource {
    */
   get(provider: string, options?: { refresh?: boolean }): Promise<readonly string[]>;
 }
+
+/** The processor's hold on the message it is working on. */
+export interface MessageControl {
+  /** Sends the original message body to the dead-letter queue, with the error code among its attributes. */
+  deadLetter(body: string, attributes: Record<string, string>): Promise<void>;
+  /** Hides the message for `seconds`: the backoff before SQS hands it out again. */
+  delay(receiptHandle: string, seconds: number): Promise<void>;
+}

@@ -1,4 +1,26 @@
-// Placeholder until the handler lands; the CDK stack bundles this entry point.
-export const handler = async (): Promise<never> => {
-  throw new Error('not wired yet');
-};
+// The processor Lambda's entry: the composition root. Clients and adapters are built once per container.
+import { runtimeFromEnv } from '../../config/runtime';
+import { LAMBDA_DEFAULTS } from '../../config/resources';
+import { SERVICE } from '../../config/telemetry';
+import { createAwsClients } from '../adapters/clients';
+import { DynamoInbox } from '../adapters/dynamo-inbox';
+import { powertoolsTelemetry } from '../adapters/powertools-telemetry';
+import { S3PayloadStore } from '../adapters/s3-payloads';
+import { SqsMessageControl } from '../adapters/sqs-message-control';
+import { systemClock } from '../core/ports';
+import { EVENT_HANDLERS } from '../events';
+import { createProcessHandler } from './create-handler';
+
+const runtime = runtimeFromEnv();
+const clients = createAwsClients();
+
+export const handler = createProcessHandler({
+  config: runtime.config,
+  inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
+  payloads: new S3PayloadStore(clients.s3, runtime.bucketName),
+  messages: new SqsMessageControl(clients.sqs, runtime.queueUrl, runtime.dlqUrl),
+  handlers: EVENT_HANDLERS,
+  clock: systemClock,
+  defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
+  ...powertoolsTelemetry(SERVICE.process),
+});

@@ -1,4 +1,27 @@
-// Placeholder until the handler lands; the CDK stack bundles this entry point.
-export const handler = async (): Promise<never> => {
-  throw new Error('not wired yet');
-};
+// The verify Lambda's entry: the composition root. It builds clients and adapters once per container,
+// at import, and hands them to the factory. No logic lives here.
+import { runtimeFromEnv } from '../../config/runtime';
+import { SERVICE } from '../../config/telemetry';
+import { createAwsClients } from '../adapters/clients';
+import { DynamoInbox } from '../adapters/dynamo-inbox';
+import { powertoolsTelemetry } from '../adapters/powertools-telemetry';
+import { S3PayloadStore } from '../adapters/s3-payloads';
+import { SecretsManagerSource } from '../adapters/secrets';
+import { SqsDeliveryQueue } from '../adapters/sqs-queue';
+import { systemClock } from '../core/ports';
+import { createVerifyHandler } from './create-handler';
+
+const runtime = runtimeFromEnv();
+const clients = createAwsClients();
+
+export const handler = createVerifyHandler({
+  config: runtime.config,
+  inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
+  queue: new SqsDeliveryQueue(clients.sqs, runtime.queueUrl),
+  payloads: new S3PayloadStore(clients.s3, runtime.bucketName),
+  secrets: new SecretsManagerSource(clients.secrets, runtime.secretArns, {
+    cacheSeconds: runtime.config.secretCacheSeconds,
+  }),
+  clock: systemClock,
+  ...powertoolsTelemetry(SERVICE.verify),
+});

@@ -1,0 +1,80 @@
+// The AWS SDK clients, built once per process (Lambda cold start, local mode, CLI, a test file) and passed
+// to the adapters. Nothing else constructs a client, so every caller can point the same code at AWS or at
+// the emulators.
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+
+export interface AwsClients {
+  dynamodb: DynamoDBClient;
+  sqs: SQSClient;
+  s3: S3Client;
+  secrets: SecretsManagerClient;
+}
+
+export interface AwsClientOptions {
+  /** Endpoint overrides, e.g. dynalite's and fauxqs's loopback URLs. A client without one talks to AWS. */
+  dynamodb?: string;
+  sqs?: string;
+  s3?: string;
+  secrets?: string;
+  /** Defaults to the SDK's own resolution (AWS_REGION in a Lambda), or us-east-1 for an emulator. */
+  region?: string;
+  /** Defaults to the SDK's provider chain, or to dummy static keys for an emulator (they never check). */
+  credentials?: DynamoDBClientConfig['credentials'];
+  /**
+   * SDK attempts per call. On AWS the SDK default (3, standard mode) absorbs throttles and blips well
+   * inside the verify Lambda's 8 s timeout. Against an emulator the default is 2: there is nothing to
+   * throttle, so a failure is a real fault we want surfaced at once as a 503 rather than hidden behind
+   * backoff; the one retry only covers a kept-alive socket the emulator closed just as it was reused.
+   * Faults injected by test/support/faults.ts sit before the retry step, so they are never retried.
+   */
+  maxAttempts?: number;
+}
+
+/** Emulators ignore credentials but the SDK still signs, so it needs some. */
+const EMULATOR_CREDENTIALS = { accessKeyId: 'webhook-inbox-local', secretAccessKey: 'webhook-inbox-local' };
+const EMULATOR_REGION = 'us-east-1';
+const EMULATOR_MAX_ATTEMPTS = 2;
+
+interface CommonConfig {
+  region?: string;
+  endpoint?: string;
+  credentials?: DynamoDBClientConfig['credentials'];
+  maxAttempts?: number;
+}
+
+function commonConfig(options: AwsClientOptions, endpoint: string | undefined): CommonConfig {
+  if (endpoint === undefined) {
+    return {
+      ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    };
+  }
+  return {
+    endpoint,
+    region: options.region ?? EMULATOR_REGION,
+    credentials: options.credentials ?? EMULATOR_CREDENTIALS,
+    maxAttempts: options.maxAttempts ?? EMULATOR_MAX_ATTEMPTS,
+  };
+}
+
+export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
+  return {
+    dynamodb: new DynamoDBClient(commonConfig(options, options.dynamodb)),
+    sqs: new SQSClient({
+      ...commonConfig(options, options.sqs),
+      // By default the SDK sends each call to the host in its QueueUrl. fauxqs's URLs name
+      // sqs.<region>.localhost, which does not resolve everywhere; the configured endpoint always does.
+      ...(options.sqs === undefined ? {} : { useQueueUrlAsEndpoint: false }),
+    }),
+    s3: new S3Client({
+      ...commonConfig(options, options.s3),
+      // Virtual-hosted addressing would put the bucket in the emulator's host name.
+      ...(options.s3 === undefined ? {} : { forcePathStyle: true }),
+    }),
+    secrets: new SecretsManagerClient(commonConfig(options, options.secrets)),
+  };
+}

@@ -1,0 +1,36 @@
+// The inbox record as a DynamoDB item. Every attribute is a string or a number, so a hand-written mapping
+// is enough (@aws-sdk/util-dynamodb is not published in the client's 3.1164.0 line, and adding a second
+// SDK version line for two conversions is not worth it).
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { InboxRecord } from '../core/inbox';
+
+export type Item = Record<string, AttributeValue>;
+
+/** The attributes stored as DynamoDB numbers; every other attribute is a string. */
+const NUMBER_ATTRIBUTES: ReadonlySet<string> = new Set(['leaseUntil', 'attempts', 'expiresAt']);
+
+export function toAttributeValue(value: string | number): AttributeValue {
+  return typeof value === 'number' ? { N: String(value) } : { S: value };
+}
+
+/** Expression attribute values from plain values; undefined entries are left out. */
+export function toAttributes(values: Record<string, string | number | undefined>): Item {
+  const item: Item = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined) item[name] = toAttributeValue(value);
+  }
+  return item;
+}
+
+export function toInboxItem(record: InboxRecord): Item {
+  return toAttributes({ ...record });
+}
+
+export function fromInboxItem(item: Item): InboxRecord {
+  const record: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (NUMBER_ATTRIBUTES.has(name) && value.N !== undefined) record[name] = Number(value.N);
+    else if (value.S !== undefined) record[name] = value.S;
+  }
+  return record as unknown as InboxRecord;
+}

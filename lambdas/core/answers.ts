@@ -1,0 +1,44 @@
+// The one place a pipeline result becomes an HTTP answer (the DESIGN answers table). Bodies never echo a
+// secret, a signature or the payload: only the outcome, a reason code, and our own id.
+import type { DeliveryResult } from './accept-delivery';
+import { statusForReason } from './reasons';
+
+export interface HttpAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function answer(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpAnswer {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export function answerFor(result: DeliveryResult): HttpAnswer {
+  switch (result.outcome) {
+    case 'accepted':
+      return answer(202, { id: result.id });
+    case 'duplicate':
+      return answer(200, { id: result.id, duplicate: true });
+    case 'conflict':
+      return answer(409, {
+        error: 'conflict',
+        message: 'this delivery id was already received with a different body',
+      });
+    case 'in_flight':
+      return answer(503, { error: 'in_flight' }, { 'retry-after': String(result.retryAfterSeconds) });
+    case 'dependency_error':
+      return answer(503, { error: 'unavailable' }, { 'retry-after': '5' });
+    case 'rejected': {
+      const status = statusForReason(result.reason);
+      const headers: Record<string, string> = status === 405 ? { allow: 'POST' } : {};
+      return answer(status, { error: result.reason }, headers);
+    }
+  }
+}
+
+/** An unexpected error: fail closed with a retryable status and no detail. */
+export function internalErrorAnswer(): HttpAnswer {
+  return answer(500, { error: 'internal' });
+}

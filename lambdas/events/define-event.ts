@@ -1,0 +1,33 @@
+// The extension point: a typed handler per provider and event type. Each declares a zod schema; the
+// handler receives the parsed, typed data. A body that does not match is a permanent error (dead-lettered
+// at once), because retrying the same bytes cannot make them match.
+import type { z } from 'zod';
+
+export interface EventContext {
+  provider: string;
+  eventType: string;
+  /** Stable across redeliveries and redrives: pass it downstream as an idempotency key. */
+  idempotencyKey: string;
+  dedupKey: string;
+  deliveryId?: string;
+  /** When the verify Lambda accepted the delivery. */
+  receivedAt: string;
+  /** How many times SQS has handed this message out, this one included. */
+  receiveCount: number;
+  /** The exact bytes received, for re-verification or auditing. */
+  rawBody: Buffer;
+  log(message: string, attributes?: Record<string, string | number | boolean | undefined>): void;
+}
+
+export interface EventDefinition<S extends z.ZodType = z.ZodType> {
+  provider: string;
+  /** The provider's event type, or `*` for every type the provider sends that has no exact entry. */
+  type: string;
+  schema: S;
+  handle(data: z.output<S>, context: EventContext): Promise<void> | void;
+}
+
+/** Keeps `data` typed from the schema at the definition site. */
+export function defineEvent<S extends z.ZodType>(definition: EventDefinition<S>): EventDefinition {
+  return definition as unknown as EventDefinition;
+}

@@ -1,0 +1,44 @@
+// GitHub events. Add a type: one more entry below. Payload docs:
+// https://docs.github.com/webhooks/webhook-events-and-payloads
+import { z } from 'zod';
+import { defineEvent } from './define-event';
+
+const repository = z.object({ full_name: z.string() });
+
+export const githubEvents = [
+  defineEvent({
+    provider: 'github',
+    type: 'ping',
+    schema: z.object({ zen: z.string(), hook_id: z.number().optional() }),
+    handle: (data, ctx) => ctx.log(`github ping: "${data.zen}"`),
+  }),
+  defineEvent({
+    provider: 'github',
+    type: 'push',
+    schema: z.object({
+      ref: z.string(),
+      after: z.string(),
+      repository,
+      commits: z.array(z.object({ id: z.string(), message: z.string() })).default([]),
+      pusher: z.object({ name: z.string() }).optional(),
+    }),
+    handle: (data, ctx) =>
+      ctx.log(
+        `github push: ${data.repository.full_name} ${data.ref} -> ${data.after.slice(0, 7)} (${data.commits.length} commits)`,
+      ),
+  }),
+  defineEvent({
+    provider: 'github',
+    type: 'pull_request',
+    schema: z.object({
+      action: z.string(),
+      number: z.number(),
+      pull_request: z.object({ title: z.string(), state: z.string(), merged: z.boolean().nullish() }),
+      repository,
+    }),
+    handle: (data, ctx) =>
+      ctx.log(
+        `github pull_request ${data.action}: ${data.repository.full_name}#${data.number} "${data.pull_request.title}"`,
+      ),
+  }),
+];

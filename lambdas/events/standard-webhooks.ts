@@ -1,0 +1,13 @@
+// Standard Webhooks senders share one payload shape: `{type, timestamp, data}`.
+// https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
+import { z } from 'zod';
+import { defineEvent } from './define-event';
+
+export const standardWebhooksEvents = [
+  defineEvent({
+    provider: 'standard-webhooks',
+    type: '*',
+    schema: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
+    handle: (event, ctx) => ctx.log(`standard-webhooks ${event.type} at ${event.timestamp}`),
+  }),
+];

@@ -1,0 +1,35 @@
+// Stripe events: every event has the same envelope, `data.object` varies by type. Add a type: one more
+// entry below. https://docs.stripe.com/api/events/object
+import { z } from 'zod';
+import { defineEvent } from './define-event';
+
+const stripeEvent = <T extends z.ZodType>(object: T) =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    created: z.number().optional(),
+    livemode: z.boolean().optional(),
+    data: z.object({ object }),
+  });
+
+export const stripeEvents = [
+  defineEvent({
+    provider: 'stripe',
+    type: 'payment_intent.succeeded',
+    schema: stripeEvent(z.object({ id: z.string(), amount: z.number().int(), currency: z.string() })),
+    handle: (event, ctx) => {
+      const intent = event.data.object;
+      // Pass ctx.idempotencyKey to the downstream API that records the payment, so a retry cannot
+      // record it twice.
+      ctx.log(`stripe payment_intent.succeeded: ${intent.id} ${intent.amount} ${intent.currency}`, {
+        idempotencyKey: ctx.idempotencyKey,
+      });
+    },
+  }),
+  defineEvent({
+    provider: 'stripe',
+    type: '*',
+    schema: stripeEvent(z.looseObject({ id: z.string().optional(), object: z.string() })),
+    handle: (event, ctx) => ctx.log(`stripe ${event.type}: ${event.id} (${event.data.object.object})`),
+  }),
+];

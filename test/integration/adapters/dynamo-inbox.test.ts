@@ -1,0 +1,445 @@
+// DynamoInbox against dynalite through the real SDK client: every conditional write of the claim protocol
+// and the processor's lease, including races and dependency failures.
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createAwsClients } from '../../../lambdas/adapters/clients';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import { toInboxItem } from '../../../lambdas/adapters/inbox-item';
+import { DependencyError } from '../../../lambdas/core/errors';
+import { type InboxRecord, inboxKey, type NewClaim, newClaimRecord } from '../../../lambdas/core/inbox';
+import { useEmulators } from '../../support/emulators';
+import { injectFault, startOutageSwitch } from '../../support/faults';
+
+const env = useEmulators();
+
+const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+const LEASE_SECONDS = 30;
+const TTL_SECONDS = 7 * 86_400;
+const PROCESSING_LEASE_MS = 60_000;
+
+let inbox: DynamoInbox;
+let tableName: string;
+/** A dedup key per test, so tests sharing the file's table never meet. */
+let dedupKey: string;
+let PK: string;
+
+beforeAll(() => {
+  tableName = env.resources.tableName;
+  inbox = new DynamoInbox(env.clients.dynamodb, tableName);
+});
+
+beforeEach(() => {
+  dedupKey = randomUUID();
+  PK = inboxKey('github', dedupKey);
+});
+
+function newClaim(overrides: Partial<NewClaim> = {}): NewClaim {
+  return {
+    provider: 'github',
+    dedupKey,
+    deliveryId: 'gh-1',
+    eventType: 'push',
+    payloadSha256: 'a'.repeat(64),
+    nowMs: T0,
+    leaseSeconds: LEASE_SECONDS,
+    ttlSeconds: TTL_SECONDS,
+    claimToken: randomUUID(),
+    ...overrides,
+  };
+}
+
+function seedOf(claim: NewClaim) {
+  const record = newClaimRecord(claim);
+  return {
+    provider: record.provider,
+    dedupKey: record.dedupKey,
+    payloadSha256: record.payloadSha256,
+    eventType: record.eventType,
+    deliveryId: record.deliveryId,
+    expiresAt: record.expiresAt,
+  };
+}
+
+async function putRecord(record: InboxRecord, table = tableName): Promise<void> {
+  await env.clients.dynamodb.send(new PutItemCommand({ TableName: table, Item: toInboxItem(record) }));
+}
+
+/**
+ * The next `times` PutItems fail their condition although the table has no record: what the claim sees
+ * when the record vanishes between its put and its read.
+ */
+function failPutsAsIfTaken(times: number): void {
+  const fault = injectFault(env.clients.dynamodb, {
+    commands: 'PutItemCommand',
+    times,
+    error: () => new ConditionalCheckFailedException({ message: 'injected', $metadata: {} }),
+  });
+  onTestFinished(fault.remove);
+}
+
+/** A claimed and enqueued record, as the verify Lambda leaves it. */
+async function enqueued(claim = newClaim()): Promise<NewClaim> {
+  await inbox.claim(claim);
+  expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', claim.nowMs + 5)).toBe(true);
+  return claim;
+}
+
+describe('claim', () => {
+  it('claims a key nobody has seen and stores the new claim record', async () => {
+    const claim = newClaim();
+    expect(await inbox.claim(claim)).toEqual({ kind: 'claimed', claimToken: claim.claimToken });
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
+  });
+
+  it('answers duplicate for the same key and payload once the first delivery is enqueued', async () => {
+    await enqueued();
+    const outcome = await inbox.claim(newClaim({ nowMs: T0 + 1_000 }));
+    expect(outcome.kind).toBe('duplicate');
+    expect(outcome.kind === 'duplicate' && outcome.existing.status).toBe('enqueued');
+  });
+
+  it('answers in_flight with the lease remainder while the first claim is live and unmarked', async () => {
+    await inbox.claim(newClaim());
+    const outcome = await inbox.claim(newClaim({ nowMs: T0 + 10_000 }));
+    expect(outcome).toMatchObject({ kind: 'in_flight', retryAfterSeconds: LEASE_SECONDS - 10 });
+  });
+
+  it('answers conflict for the same key with a different payload and leaves the first record untouched', async () => {
+    const first = newClaim();
+    await inbox.claim(first);
+    const outcome = await inbox.claim(newClaim({ payloadSha256: 'b'.repeat(64), nowMs: T0 + 1_000 }));
+    expect(outcome.kind).toBe('conflict');
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(first));
+  });
+
+  it('claims again a record whose TTL has passed but which DynamoDB has not deleted yet', async () => {
+    const old = newClaimRecord(newClaim({ nowMs: T0 - TTL_SECONDS * 1000 - 1_000 }));
+    await putRecord({ ...old, status: 'processed', processedAt: new Date(T0 - 1e6).toISOString() });
+    const claim = newClaim();
+    expect((await inbox.claim(claim)).kind).toBe('claimed');
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
+  });
+
+  it('does not claim a record whose expiresAt is this very second', async () => {
+    await putRecord({ ...newClaimRecord(newClaim()), status: 'enqueued', expiresAt: Math.floor(T0 / 1000) });
+    expect((await inbox.claim(newClaim())).kind).toBe('duplicate');
+  });
+
+  it('claims again once the first claim lease has lapsed (the first Lambda died before marking)', async () => {
+    await inbox.claim(newClaim());
+    const retry = newClaim({ nowMs: T0 + LEASE_SECONDS * 1000 + 1 });
+    expect(await inbox.claim(retry)).toEqual({ kind: 'claimed', claimToken: retry.claimToken });
+  });
+
+  it('does not take over an enqueued record even long after its claim lease', async () => {
+    await enqueued();
+    expect((await inbox.claim(newClaim({ nowMs: T0 + 3_600_000 }))).kind).toBe('duplicate');
+  });
+
+  it('lets exactly one of 50 concurrent claims on the same key win', async () => {
+    const claims = Array.from({ length: 50 }, () => newClaim());
+    const outcomes = await Promise.all(claims.map((claim) => inbox.claim(claim)));
+    const winners = outcomes.filter((outcome) => outcome.kind === 'claimed');
+    expect(winners).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.kind === 'in_flight')).toHaveLength(49);
+    expect((await inbox.get(PK))?.claimToken).toBe(winners[0]?.kind === 'claimed' && winners[0].claimToken);
+  });
+
+  it('claims after all when the record vanishes between the failed put and the read', async () => {
+    failPutsAsIfTaken(1);
+    const claim = newClaim();
+    expect(await inbox.claim(claim)).toEqual({ kind: 'claimed', claimToken: claim.claimToken });
+  });
+
+  it('answers in_flight, retry in 1 s, when the record vanishes twice', async () => {
+    failPutsAsIfTaken(2);
+    const outcome = await inbox.claim(newClaim());
+    expect(outcome).toMatchObject({ kind: 'in_flight', retryAfterSeconds: 1 });
+    expect(outcome.kind === 'in_flight' && outcome.existing.claimToken).toBeUndefined();
+    expect(await inbox.get(PK)).toBeUndefined();
+  });
+});
+
+describe('release and markEnqueued', () => {
+  it('release deletes the claim when the token is ours', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    await inbox.release(PK, claim.claimToken);
+    expect(await inbox.get(PK)).toBeUndefined();
+  });
+
+  it('release with another token leaves the claim in place, silently', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    await expect(inbox.release(PK, randomUUID())).resolves.toBeUndefined();
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
+  });
+
+  it('release never deletes an enqueued record, even with the right token', async () => {
+    const claim = await enqueued();
+    await inbox.release(PK, claim.claimToken);
+    expect((await inbox.get(PK))?.status).toBe('enqueued');
+  });
+
+  it('markEnqueued records the message and drops the claim lease', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 250)).toBe(true);
+    const record = await inbox.get(PK);
+    expect(record).toMatchObject({
+      status: 'enqueued',
+      messageId: 'msg-1',
+      enqueuedAt: new Date(T0 + 250).toISOString(),
+      claimToken: claim.claimToken,
+    });
+    expect(record?.leaseUntil).toBeUndefined();
+  });
+
+  it('markEnqueued with a stale token (lease taken over) returns false and changes nothing', async () => {
+    const first = newClaim();
+    await inbox.claim(first);
+    const second = newClaim({ nowMs: T0 + LEASE_SECONDS * 1000 + 1 });
+    await inbox.claim(second);
+    expect(await inbox.markEnqueued(PK, first.claimToken, 'msg-1', T0 + 40_000)).toBe(false);
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(second));
+  });
+
+  it('markEnqueued returns false when the processor already moved the record on', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 10, 'p1')).ok).toBe(
+      true,
+    );
+    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(false);
+    expect((await inbox.get(PK))?.status).toBe('processing');
+  });
+});
+
+describe('processing lease', () => {
+  it('beginProcessing on an enqueued record takes the lease', async () => {
+    const claim = await enqueued();
+    expect(await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1')).toEqual({
+      ok: true,
+    });
+    expect(await inbox.get(PK)).toMatchObject({
+      status: 'processing',
+      processingToken: 'p1',
+      leaseUntil: T0 + 100 + PROCESSING_LEASE_MS,
+      messageId: 'msg-1',
+      receivedAt: new Date(T0).toISOString(),
+    });
+  });
+
+  it('beginProcessing recreates a record TTL already deleted, from the message facts', async () => {
+    const claim = newClaim();
+    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1')).ok).toBe(true);
+    expect(await inbox.get(PK)).toEqual({
+      ...seedOf(claim),
+      pk: PK,
+      status: 'processing',
+      processingToken: 'p1',
+      leaseUntil: T0 + PROCESSING_LEASE_MS,
+      receivedAt: new Date(T0).toISOString(),
+      attempts: 0,
+    });
+  });
+
+  it('beginProcessing on a processed record is refused and returns the processed record', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
+    expect(await inbox.markProcessed(PK, 'p1', T0 + 200)).toBe(true);
+    const outcome = await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 300, 'p2');
+    expect(outcome).toMatchObject({
+      ok: false,
+      existing: { status: 'processed', processedAt: new Date(T0 + 200).toISOString() },
+    });
+  });
+
+  it('beginProcessing under another worker live lease is refused', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
+    const outcome = await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 200, 'p2');
+    expect(outcome).toMatchObject({ ok: false, existing: { status: 'processing', processingToken: 'p1' } });
+  });
+
+  it('beginProcessing after the other worker lease lapsed takes over', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
+    const later = T0 + 100 + PROCESSING_LEASE_MS + 1;
+    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, later, 'p2')).ok).toBe(true);
+    expect((await inbox.get(PK))?.processingToken).toBe('p2');
+  });
+
+  it('markProcessed with a token whose lease was taken over returns false', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + PROCESSING_LEASE_MS + 1, 'p2');
+    expect(await inbox.markProcessed(PK, 'p1', T0 + PROCESSING_LEASE_MS + 2)).toBe(false);
+    expect(await inbox.get(PK)).toMatchObject({ status: 'processing', processingToken: 'p2' });
+  });
+
+  it('markProcessed with our token records processedAt and drops the lease', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    expect(await inbox.markProcessed(PK, 'p1', T0 + 50)).toBe(true);
+    const record = await inbox.get(PK);
+    expect(record).toMatchObject({ status: 'processed', processedAt: new Date(T0 + 50).toISOString() });
+    expect(record?.leaseUntil).toBeUndefined();
+    expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('markFailed counts attempts, records the error code and frees the lease for the next receive', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    expect(await inbox.markFailed(PK, 'p1', 'timeout', T0 + 10)).toBe(true);
+    expect(await inbox.get(PK)).toMatchObject({ status: 'failed', attempts: 1, lastErrorCode: 'timeout' });
+    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 20, 'p2')).ok).toBe(
+      true,
+    );
+    expect(await inbox.markFailed(PK, 'p2', 'http_500', T0 + 30)).toBe(true);
+    const record = await inbox.get(PK);
+    expect(record).toMatchObject({ status: 'failed', attempts: 2, lastErrorCode: 'http_500' });
+    expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('markFailed with a stale token changes nothing', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    expect(await inbox.markFailed(PK, 'other', 'timeout', T0 + 10)).toBe(false);
+    expect(await inbox.get(PK)).toMatchObject({ status: 'processing', attempts: 0 });
+  });
+
+  it('markDeadLettered needs no token but never creates a record', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.markDeadLettered(PK, 'schema_mismatch', T0 + 10);
+    const record = await inbox.get(PK);
+    expect(record).toMatchObject({ status: 'dead-lettered', lastErrorCode: 'schema_mismatch' });
+    expect(record?.processingToken).toBeUndefined();
+
+    const absent = inboxKey('github', randomUUID());
+    await expect(inbox.markDeadLettered(absent, 'schema_mismatch', T0)).resolves.toBeUndefined();
+    expect(await inbox.get(absent)).toBeUndefined();
+  });
+
+  it('markRequeued makes a dead-lettered record enqueued and processable again', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.markDeadLettered(PK, 'schema_mismatch', T0 + 10);
+    await inbox.markRequeued(PK, T0 + 20);
+    expect((await inbox.get(PK))?.status).toBe('enqueued');
+    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 30, 'p2')).ok).toBe(
+      true,
+    );
+  });
+
+  it('markRequeued leaves a processed record processed, so a redriven copy is skipped', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.markProcessed(PK, 'p1', T0 + 10);
+    await inbox.markRequeued(PK, T0 + 20);
+    expect((await inbox.get(PK))?.status).toBe('processed');
+  });
+
+  it('markRequeued never creates a record', async () => {
+    await expect(inbox.markRequeued(PK, T0)).resolves.toBeUndefined();
+    expect(await inbox.get(PK)).toBeUndefined();
+  });
+});
+
+describe('list', () => {
+  let listTable: string;
+  let listInbox: DynamoInbox;
+  beforeEach(async () => {
+    // Listing reads the whole table: give each test an empty one.
+    listTable = (await env.provision()).tableName;
+    listInbox = new DynamoInbox(env.clients.dynamodb, listTable);
+  });
+
+  it('filters by provider, status and since, newest first, up to the limit', async () => {
+    const at = (minutes: number) => T0 + minutes * 60_000;
+    const records = [
+      { provider: 'github', dedupKey: 'g1', minutes: 1, status: 'processed' },
+      { provider: 'github', dedupKey: 'g2', minutes: 5, status: 'failed' },
+      { provider: 'github', dedupKey: 'g3', minutes: 3, status: 'processed' },
+      { provider: 'github', dedupKey: 'g4', minutes: -10, status: 'processed' },
+      { provider: 'stripe', dedupKey: 's1', minutes: 4, status: 'processed' },
+    ] as const;
+    for (const r of records) {
+      const claim = newClaim({ provider: r.provider, dedupKey: r.dedupKey, nowMs: at(r.minutes) });
+      await putRecord({ ...newClaimRecord(claim), status: r.status }, listTable);
+    }
+    const keys = (list: InboxRecord[]) => list.map((record) => record.dedupKey);
+
+    expect(keys(await listInbox.list({ limit: 10 }))).toEqual(['g2', 's1', 'g3', 'g1', 'g4']);
+    expect(keys(await listInbox.list({ provider: 'github', limit: 10 }))).toEqual(['g2', 'g3', 'g1', 'g4']);
+    expect(keys(await listInbox.list({ provider: 'github', status: 'processed', limit: 10 }))).toEqual([
+      'g3',
+      'g1',
+      'g4',
+    ]);
+    expect(keys(await listInbox.list({ sinceMs: at(0), limit: 10 }))).toEqual(['g2', 's1', 'g3', 'g1']);
+    expect(keys(await listInbox.list({ limit: 2 }))).toEqual(['g2', 's1']);
+  });
+
+  it('reads every page of a table larger than one Scan page and still returns the newest', async () => {
+    // ~1.2 MB of items: DynamoDB (and dynalite) stop a Scan page at 1 MB.
+    const filler = 'x'.repeat(60_000);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const record = newClaimRecord(newClaim({ dedupKey: `k${i}`, nowMs: T0 + i * 1000 }));
+        return putRecord({ ...record, lastErrorCode: filler }, listTable);
+      }),
+    );
+    const newest = await listInbox.list({ limit: 3 });
+    expect(newest.map((record) => record.dedupKey)).toEqual(['k19', 'k18', 'k17']);
+  });
+});
+
+describe('dependency failures', () => {
+  it('turns an SDK failure on every operation into DependencyError(dynamodb, <Op>)', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    const fault = injectFault(env.clients.dynamodb, {
+      commands: ['PutItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'ScanCommand'],
+    });
+    onTestFinished(fault.remove);
+    const failures = {
+      PutItem: inbox.claim(newClaim()),
+      GetItem: inbox.get(PK),
+      UpdateItem: inbox.markEnqueued(PK, claim.claimToken, 'm', T0),
+      DeleteItem: inbox.release(PK, claim.claimToken),
+      Scan: inbox.list({ limit: 1 }),
+    };
+    for (const [operation, call] of Object.entries(failures)) {
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(DependencyError);
+      expect(error).toMatchObject({ dependency: 'dynamodb', operation });
+    }
+    fault.remove();
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
+  });
+
+  it('reports an unreachable DynamoDB as DependencyError and works again when it is back', async () => {
+    const outage = await startOutageSwitch(env.emulators.endpoints.dynamodb);
+    const clients = createAwsClients({ dynamodb: outage.endpoint });
+    try {
+      const viaSwitch = new DynamoInbox(clients.dynamodb, tableName);
+      outage.down();
+      await expect(viaSwitch.claim(newClaim())).rejects.toMatchObject({
+        name: 'DependencyError',
+        dependency: 'dynamodb',
+        operation: 'PutItem',
+      });
+      outage.up();
+      expect((await viaSwitch.claim(newClaim())).kind).toBe('claimed');
+    } finally {
+      clients.dynamodb.destroy();
+      await outage.close();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+// Builds the real verify and processor handlers over emulator-backed adapters, with a clock and secrets the
+// test controls. Only the secret source is in-memory: Secrets Manager has no emulator.
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Config } from '../../config';
+import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import { S3PayloadStore } from '../../lambdas/adapters/s3-payloads';
+import { SqsMessageControl } from '../../lambdas/adapters/sqs-message-control';
+import { SqsDeliveryQueue } from '../../lambdas/adapters/sqs-queue';
+import type { Clock, SecretSource } from '../../lambdas/core/ports';
+import { SCHEMES } from '../../lambdas/core/schemes';
+import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
+import { noMetrics } from '../../lambdas/core/telemetry';
+import type { EventDefinition } from '../../lambdas/events';
+import { createProcessHandler } from '../../lambdas/process/create-handler';
+import { createVerifyHandler, type VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
+import { restProxyEvent } from '../../local/rest-proxy-event';
+import type { EmulatorContext } from './emulators';
+
+export class TestClock implements Clock {
+  constructor(public ms = Date.UTC(2026, 10, 30, 12, 0, 0)) {}
+  now(): number {
+    return this.ms;
+  }
+  seconds(): number {
+    return Math.floor(this.ms / 1000);
+  }
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+}
+
+export class StaticSecrets implements SecretSource {
+  constructor(public secrets: Record<string, string[]>) {}
+  async get(provider: string): Promise<readonly string[]> {
+    return this.secrets[provider] ?? [];
+  }
+}
+
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  attributes: LogAttributes;
+}
+
+/** Keeps every log line so tests can check what was (and was not) logged. */
+export class CapturingLogger implements LogSink {
+  readonly lines: LogLine[] = [];
+  info(message: string, attributes: LogAttributes) {
+    this.lines.push({ level: 'info', message, attributes });
+  }
+  warn(message: string, attributes: LogAttributes) {
+    this.lines.push({ level: 'warn', message, attributes });
+  }
+  error(message: string, attributes: LogAttributes) {
+    this.lines.push({ level: 'error', message, attributes });
+  }
+  last(): LogLine | undefined {
+    return this.lines[this.lines.length - 1];
+  }
+}
+
+export function verifyHandlerFor(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  overrides: Partial<VerifyHandlerDeps> & { config?: Config } = {},
+) {
+  const logger = new CapturingLogger();
+  const deps: VerifyHandlerDeps = {
+    config: ctx.config,
+    inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
+    queue: new SqsDeliveryQueue(ctx.clients.sqs, resources.queueUrl),
+    payloads: new S3PayloadStore(ctx.clients.s3, resources.bucketName),
+    secrets: new StaticSecrets({}),
+    clock: new TestClock(),
+    logger,
+    metrics: noMetrics,
+    ...overrides,
+  };
+  return { handler: createVerifyHandler(deps), deps, logger };
+}
+
+export function processHandlerFor(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  handlers: readonly EventDefinition[],
+  overrides: { clock?: Clock; config?: Config; random?: () => number } = {},
+) {
+  const logger = new CapturingLogger();
+  const handler = createProcessHandler({
+    config: overrides.config ?? ctx.config,
+    inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
+    payloads: new S3PayloadStore(ctx.clients.s3, resources.bucketName),
+    messages: new SqsMessageControl(ctx.clients.sqs, resources.queueUrl, resources.dlqUrl),
+    handlers,
+    clock: overrides.clock ?? { now: () => Date.now() },
+    random: overrides.random,
+    logger,
+    metrics: noMetrics,
+    defaultLeaseMs: 30_000,
+  });
+  return { handler, logger };
+}
+
+/** A REST proxy event for a delivery signed by the provider's scheme, as the provider would send it. */
+export function signedEvent(
+  provider: string,
+  config: Config,
+  input: { body: Buffer | string; secret: string; timestamp: number; id?: string; eventType?: string },
+  tweak: { method?: string; headers?: Record<string, string | string[] | undefined> } = {},
+): APIGatewayProxyEvent {
+  const settings = config.providers[provider];
+  const scheme = settings ? SCHEMES[settings.scheme] : undefined;
+  const body = Buffer.isBuffer(input.body) ? input.body : Buffer.from(input.body);
+  const signed = scheme
+    ? scheme.sign({
+        body,
+        secret: input.secret,
+        timestamp: input.timestamp,
+        id: input.id ?? 'msg_test_1',
+        eventType: input.eventType,
+        options: settings?.options,
+        url: `https://127.0.0.1/webhooks/${provider}`,
+      })
+    : {};
+  return restProxyEvent({
+    method: tweak.method ?? 'POST',
+    path: `/webhooks/${provider}`,
+    headers: { 'Content-Type': 'application/json', ...signed, ...tweak.headers },
+    body,
+  });
+}
