@@ -57,10 +57,17 @@ function classify(error: unknown): Failure {
   if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
   const name = error instanceof Error ? error.name : typeof error;
   const code = (error as { code?: unknown })?.code;
-  return { permanent: false, code: typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? code : name || 'error' };
+  return {
+    permanent: false,
+    code: typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? code : name || 'error',
+  };
 }
 
-function route(handlers: readonly EventDefinition[], provider: string, type: string): EventDefinition | undefined {
+function route(
+  handlers: readonly EventDefinition[],
+  provider: string,
+  type: string,
+): EventDefinition | undefined {
   let fallback: EventDefinition | undefined;
   for (const handler of handlers) {
     if (handler.provider !== provider) continue;
@@ -84,7 +91,12 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const base = { ageMs: Math.max(0, nowMs - record.sentTimestampMs) };
   const envelope = parseEnvelope(record.body);
   if (!envelope) return deadLetter(deps, record, base, 'malformed_envelope');
-  const facts = { ...base, provider: envelope.provider, eventType: envelope.type, dedupKey: envelope.dedupkey };
+  const facts = {
+    ...base,
+    provider: envelope.provider,
+    eventType: envelope.type,
+    dedupKey: envelope.dedupkey,
+  };
   const pk = inboxKey(envelope.provider, envelope.dedupkey);
   const provider = deps.config.providers[envelope.provider];
   const token = randomUUID();
@@ -163,7 +175,12 @@ async function retry(
   code: string,
 ): Promise<RecordResult> {
   const { backoffBaseSeconds, backoffCapSeconds } = deps.config.queue;
-  const delaySeconds = backoffSeconds(record.receiveCount, backoffBaseSeconds, backoffCapSeconds, deps.random);
+  const delaySeconds = backoffSeconds(
+    record.receiveCount,
+    backoffBaseSeconds,
+    backoffCapSeconds,
+    deps.random,
+  );
   // If this fails the message keeps its queue visibility timeout: a slower retry, not a lost one.
   await deps.messages.delay(record.receiptHandle, delaySeconds).catch(() => undefined);
   return { ...facts, outcome: 'retry', code, delaySeconds };

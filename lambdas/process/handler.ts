@@ -1,6 +1,7 @@
 // The processor Lambda's entry: the composition root. Clients and adapters are built once per container.
-import { runtimeFromEnv } from '../../config/runtime';
+
 import { LAMBDA_DEFAULTS } from '../../config/resources';
+import { runtimeFromEnv } from '../../config/runtime';
 import { SERVICE } from '../../config/telemetry';
 import { createAwsClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';

@@ -308,7 +308,13 @@ describe('verify handler: dependency failures lose nothing', () => {
 describe('verify handler: bytes', () => {
   it('sends a 1 MiB body through S3, points the envelope at it, and reads back identical bytes', async () => {
     const frame = (blob: string) => `{"type":"big","timestamp":"t","data":{"blob":"${blob}"}}`;
-    const padded = Buffer.from(frame(randomBytes(800_000).toString('base64').slice(0, 1024 * 1024 - frame('').length)));
+    const padded = Buffer.from(
+      frame(
+        randomBytes(800_000)
+          .toString('base64')
+          .slice(0, 1024 * 1024 - frame('').length),
+      ),
+    );
     expect(padded.length).toBe(1024 * 1024);
     const event = swEvent({ body: padded, id: 'msg_big' });
     const response = await pipeline.handler(event);
