@@ -1,0 +1,352 @@
+// The public entry point: `POST /webhooks/{provider}` in front of the verify Lambda, as a REST API (the
+// default: WAF, request validation, 404/405 answered by API Gateway) or an HTTP API (about a third of the
+// price per request, no WAF). Both pass the verify Lambda the same REST proxy event (payload format 1.0).
+import { ArnFormat, Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigateway';
+import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+
+/** The one route. `{provider}` is the provider id from the config. */
+export const WEBHOOK_RESOURCE = 'webhooks';
+export const PROVIDER_PATH_PARAMETER = 'provider';
+
+export interface ThrottleSettings {
+  /** Steady-state requests per second across the stage. */
+  readonly rateLimit: number;
+  /** Requests the stage absorbs at once above the steady rate. */
+  readonly burstLimit: number;
+}
+
+export interface FrontDoorProps {
+  readonly handler: lambda.IFunction;
+  readonly throttle: ThrottleSettings;
+  readonly accessLogRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+  readonly tracing: boolean;
+  /** REST only. */
+  readonly stageName: string;
+  /** REST only: undefined turns WAF off. */
+  readonly waf?: WafSettings;
+}
+
+export interface WafSettings {
+  /** Requests per source IP per five minutes before WAF blocks that IP. */
+  readonly rateLimit: number;
+  /** Log blocked requests to a CloudWatch log group. */
+  readonly logging: boolean;
+}
+
+/** What the construct needs from either kind of API. */
+export interface FrontDoor {
+  /** The stage's base URL, without a trailing slash: endpoints are `${url}/webhooks/{provider}`. */
+  readonly url: string;
+  readonly accessLogGroup: logs.LogGroup;
+  readonly metricRequests: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
+  readonly metricServerErrors: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
+  readonly metricClientErrors: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
+  readonly metricLatency: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
+}
+
+export interface RestFrontDoor extends FrontDoor {
+  readonly api: apigw.RestApi;
+  readonly webAcl?: wafv2.CfnWebACL;
+  readonly wafLogGroup?: logs.LogGroup;
+}
+
+export interface HttpFrontDoor extends FrontDoor {
+  readonly api: apigwv2.HttpApi;
+  readonly stage: apigwv2.HttpStage;
+}
+
+const JSON_CONTENT = 'application/json';
+
+function accessLogGroup(scope: Construct, props: FrontDoorProps): logs.LogGroup {
+  return new logs.LogGroup(scope, 'AccessLogs', {
+    retention: props.accessLogRetention,
+    removalPolicy: props.logRemovalPolicy,
+  });
+}
+
+/**
+ * Access log fields: who called what and what came back. No headers and no body: signatures and payloads
+ * stay out of the logs.
+ */
+function restAccessLogFormat(): apigw.AccessLogFormat {
+  const F = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: F.contextRequestId(),
+      ip: F.contextIdentitySourceIp(),
+      requestTime: F.contextRequestTime(),
+      httpMethod: F.contextHttpMethod(),
+      resourcePath: F.contextResourcePath(),
+      path: F.contextPath(),
+      status: F.contextStatus(),
+      protocol: F.contextProtocol(),
+      responseLength: F.contextResponseLength(),
+      responseLatency: F.contextResponseLatency(),
+      integrationLatency: F.contextIntegrationLatency(),
+      integrationStatus: F.contextIntegrationStatus(),
+      errorType: F.contextErrorResponseType(),
+      wafStatus: F.contextWafStatus(),
+    }),
+  );
+}
+
+function httpAccessLogFormat(): apigw.AccessLogFormat {
+  const F = apigw.AccessLogField;
+  return apigw.AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: F.contextRequestId(),
+      ip: F.contextIdentitySourceIp(),
+      requestTime: F.contextRequestTime(),
+      httpMethod: F.contextHttpMethod(),
+      routeKey: F.contextRouteKey(),
+      path: F.contextPath(),
+      status: F.contextStatus(),
+      protocol: F.contextProtocol(),
+      responseLength: F.contextResponseLength(),
+      responseLatency: F.contextResponseLatency(),
+      integrationLatency: F.contextIntegrationLatency(),
+      integrationStatus: F.contextIntegrationStatus(),
+      integrationError: F.contextIntegrationErrorMessage(),
+    }),
+  );
+}
+
+/**
+ * REST API. Only `POST /webhooks/{provider}` reaches the Lambda; API Gateway itself answers everything else:
+ * - unknown paths: REST APIs answer 403 "Missing Authentication Token" for a route that does not exist, so
+ *   that gateway response is turned into a 404 (no method here uses IAM auth or API keys, so nothing else
+ *   can produce it);
+ * - other methods on `/webhooks/{provider}`: an `ANY` method with a mock integration answers 405 with
+ *   `Allow: POST` (an explicit method beats `ANY`). The mock only has a JSON request template, and a request
+ *   whose content type has none gets API Gateway's 415 instead; since the Lambda proxy integration never
+ *   produces 415, that gateway response is turned into the same 405.
+ */
+export function createRestFrontDoor(scope: Construct, props: FrontDoorProps): RestFrontDoor {
+  const logGroup = accessLogGroup(scope, props);
+  const api = new apigw.RestApi(scope, 'Api', {
+    description: `Receives webhooks at POST /${WEBHOOK_RESOURCE}/{${PROVIDER_PATH_PARAMETER}}`,
+    // Signatures are computed over the exact bytes: every body arrives base64-encoded, never re-encoded.
+    binaryMediaTypes: ['*/*'],
+    // Providers call from their own data centres; an edge-optimized endpoint would only add a CloudFront hop.
+    endpointConfiguration: { types: [apigw.EndpointType.REGIONAL] },
+    // Access and execution logging need the account-level API Gateway CloudWatch role.
+    cloudWatchRole: true,
+    deployOptions: {
+      stageName: props.stageName,
+      throttlingRateLimit: props.throttle.rateLimit,
+      throttlingBurstLimit: props.throttle.burstLimit,
+      accessLogDestination: new apigw.LogGroupLogDestination(logGroup),
+      accessLogFormat: restAccessLogFormat(),
+      tracingEnabled: props.tracing,
+      // Execution logs at ERROR only; data tracing would write request bodies and signature headers to logs.
+      loggingLevel: apigw.MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+    },
+  });
+
+  // RestApi always adds an `Endpoint` output with a generated name; the stack publishes `ApiUrl` instead.
+  api.node.tryRemoveChild('Endpoint');
+
+  const validator = api.addRequestValidator('PathValidator', {
+    requestValidatorName: 'provider-path-parameter',
+    validateRequestParameters: true,
+    validateRequestBody: false,
+  });
+  const providerResource = api.root.addResource(WEBHOOK_RESOURCE).addResource(`{${PROVIDER_PATH_PARAMETER}}`);
+  providerResource.addMethod(
+    'POST',
+    new apigw.LambdaIntegration(props.handler, { proxy: true, allowTestInvoke: false }),
+    {
+      authorizationType: apigw.AuthorizationType.NONE,
+      requestValidator: validator,
+      requestParameters: { [`method.request.path.${PROVIDER_PATH_PARAMETER}`]: true },
+    },
+  );
+
+  const methodNotAllowedBody = JSON.stringify({ message: 'Method Not Allowed' });
+  providerResource.addMethod(
+    'ANY',
+    new apigw.MockIntegration({
+      requestTemplates: { [JSON_CONTENT]: JSON.stringify({ statusCode: 405 }) },
+      passthroughBehavior: apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
+      integrationResponses: [
+        {
+          statusCode: '405',
+          responseTemplates: { [JSON_CONTENT]: methodNotAllowedBody },
+          responseParameters: { 'method.response.header.Allow': "'POST'" },
+        },
+      ],
+    }),
+    {
+      authorizationType: apigw.AuthorizationType.NONE,
+      requestValidator: validator,
+      methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }],
+    },
+  );
+  api.addGatewayResponse('NotFound', {
+    type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN,
+    statusCode: '404',
+    templates: { [JSON_CONTENT]: JSON.stringify({ message: 'Not Found' }) },
+  });
+  api.addGatewayResponse('MethodNotAllowed', {
+    type: apigw.ResponseType.UNSUPPORTED_MEDIA_TYPE,
+    statusCode: '405',
+    responseHeaders: { Allow: "'POST'" },
+    templates: { [JSON_CONTENT]: methodNotAllowedBody },
+  });
+
+  const stage = api.deploymentStage;
+  const waf = props.waf ? createWebAcl(scope, stage, props.waf) : undefined;
+  return {
+    api,
+    url: Fn.join('', [
+      'https://',
+      api.restApiId,
+      '.execute-api.',
+      Aws.REGION,
+      '.',
+      Aws.URL_SUFFIX,
+      '/',
+      stage.stageName,
+    ]),
+    accessLogGroup: logGroup,
+    webAcl: waf?.webAcl,
+    wafLogGroup: waf?.logGroup,
+    metricRequests: (o) => stage.metricCount(o),
+    metricServerErrors: (o) => stage.metricServerError(o),
+    metricClientErrors: (o) => stage.metricClientError(o),
+    metricLatency: (o) => stage.metricLatency(o),
+  };
+}
+
+/**
+ * A regional web ACL on the REST stage: known-bad IPs (AWS IP reputation list) and a per-IP rate limit. The
+ * AWS common rule set is left out on purpose: its SizeRestrictions_BODY rule blocks bodies over 8 KB, and
+ * webhook payloads (GitHub pushes, Shopify orders) are routinely larger.
+ */
+function createWebAcl(
+  scope: Construct,
+  stage: apigw.Stage,
+  settings: WafSettings,
+): { webAcl: wafv2.CfnWebACL; logGroup?: logs.LogGroup } {
+  const visibility = (metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty => ({
+    cloudWatchMetricsEnabled: true,
+    metricName,
+    sampledRequestsEnabled: true,
+  });
+  const webAcl = new wafv2.CfnWebACL(scope, 'WebAcl', {
+    scope: 'REGIONAL',
+    description: 'webhook-inbox: IP reputation list and a per-IP rate limit',
+    defaultAction: { allow: {} },
+    visibilityConfig: visibility('WebhookInboxWebAcl'),
+    rules: [
+      {
+        name: 'AWSManagedRulesAmazonIpReputationList',
+        priority: 0,
+        overrideAction: { none: {} },
+        statement: {
+          managedRuleGroupStatement: { vendorName: 'AWS', name: 'AWSManagedRulesAmazonIpReputationList' },
+        },
+        visibilityConfig: visibility('WebhookInboxIpReputation'),
+      },
+      {
+        name: 'RateLimitPerSourceIp',
+        priority: 1,
+        action: { block: {} },
+        statement: {
+          rateBasedStatement: { limit: settings.rateLimit, aggregateKeyType: 'IP', evaluationWindowSec: 300 },
+        },
+        visibilityConfig: visibility('WebhookInboxRateLimit'),
+      },
+    ],
+  });
+  new wafv2.CfnWebACLAssociation(scope, 'WebAclAssociation', {
+    resourceArn: stage.stageArn,
+    webAclArn: webAcl.attrArn,
+  });
+  if (!settings.logging) return { webAcl };
+
+  // WAF only logs to groups named aws-waf-logs-*, so this group has a fixed name; it is deleted with the
+  // stack (a retained group would make the next deployment under the same stack name fail).
+  const logGroupName = `aws-waf-logs-${Stack.of(scope).stackName}-${scope.node.id}`;
+  const logGroup = new logs.LogGroup(scope, 'WafLogs', {
+    logGroupName,
+    retention: logs.RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const logging = new wafv2.CfnLoggingConfiguration(scope, 'WafLogging', {
+    resourceArn: webAcl.attrArn,
+    // WAF wants the log group ARN without the `:*` suffix CloudFormation's Arn attribute carries.
+    logDestinationConfigs: [
+      Stack.of(scope).formatArn({
+        service: 'logs',
+        resource: 'log-group',
+        resourceName: logGroupName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    ],
+    // Only blocked requests: allowed ones are already in the access log.
+    loggingFilter: {
+      DefaultBehavior: 'DROP',
+      Filters: [
+        {
+          Behavior: 'KEEP',
+          Requirement: 'MEETS_ANY',
+          Conditions: [{ ActionCondition: { Action: 'BLOCK' } }],
+        },
+      ],
+    },
+  });
+  logging.node.addDependency(logGroup);
+  return { webAcl, logGroup };
+}
+
+/**
+ * HTTP API: the same route, about a third of the REST price per request. HTTP APIs cannot be associated
+ * with a WAF web ACL, answer 404 (not 405) to other methods, and have no request validation.
+ */
+export function createHttpFrontDoor(scope: Construct, props: FrontDoorProps): HttpFrontDoor {
+  const logGroup = accessLogGroup(scope, props);
+  const api = new apigwv2.HttpApi(scope, 'HttpApi', {
+    description: `Receives webhooks at POST /${WEBHOOK_RESOURCE}/{${PROVIDER_PATH_PARAMETER}}`,
+    createDefaultStage: false,
+  });
+  api.addRoutes({
+    path: `/${WEBHOOK_RESOURCE}/{${PROVIDER_PATH_PARAMETER}}`,
+    methods: [apigwv2.HttpMethod.POST],
+    integration: new HttpLambdaIntegration('VerifyIntegration', props.handler, {
+      // The REST proxy event shape, so one handler serves both front doors and local mode.
+      payloadFormatVersion: apigwv2.PayloadFormatVersion.VERSION_1_0,
+      timeout: Duration.seconds(29),
+    }),
+  });
+  const stage = new apigwv2.HttpStage(scope, 'HttpStage', {
+    httpApi: api,
+    stageName: '$default',
+    autoDeploy: true,
+    throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+    accessLogSettings: {
+      destination: new apigwv2.LogGroupLogDestination(logGroup),
+      format: httpAccessLogFormat(),
+    },
+  });
+  return {
+    api,
+    stage,
+    url: api.apiEndpoint,
+    accessLogGroup: logGroup,
+    metricRequests: (o) => stage.metricCount(o),
+    metricServerErrors: (o) => stage.metricServerError(o),
+    metricClientErrors: (o) => stage.metricClientError(o),
+    metricLatency: (o) => stage.metricLatency(o),
+  };
+}

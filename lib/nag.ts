@@ -1,0 +1,116 @@
+// cdk-nag (v3): the AwsSolutions pack runs as a CDK validation plugin on every synth, and each finding the
+// design accepts is acknowledged on the narrowest construct, with the reason. Acknowledgements that depend
+// on a prop (WAF off, no access logs, tracing on) are read off the synthesized resources, so turning the
+// setting back on also drops its acknowledgement.
+import { type App, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import type { WebhookInbox } from './webhook-inbox';
+
+/** Runs the AwsSolutions rules when the app synthesizes; an unacknowledged error fails the synth. */
+export function addNagChecks(app: App): AwsSolutionsChecks {
+  const checks = new AwsSolutionsChecks(app);
+  Validations.of(app).addPlugins(checks);
+  return checks;
+}
+
+function acknowledge(scope: IConstruct | undefined, id: string, reason: string): void {
+  if (scope) Validations.of(scope).acknowledge({ id, reason });
+}
+
+function logicalId(resource: IConstruct): string {
+  return Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnResource);
+}
+
+const NO_AUTHORIZER =
+  'Webhook senders cannot present AWS credentials, Cognito tokens or API keys. Authenticity is the ' +
+  "provider's HMAC signature over the raw body, which the verify Lambda checks (constant time, timestamp " +
+  'window) before anything is stored; unsigned requests are answered 401.';
+
+/** Acknowledges the findings the WebhookInbox design accepts, each with its reason. */
+export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
+  for (const fn of [inbox.verifyFunction, inbox.processorFunction]) {
+    acknowledge(
+      fn,
+      'AwsSolutions-L1',
+      'Pinned to nodejs22.x on purpose: the bundles are built for target node22 and the test suite runs on ' +
+        'Node 20/22. Moving to a newer runtime is a deliberate upgrade, not a drift.',
+    );
+    const cfn = fn.node.defaultChild as lambda.CfnFunction;
+    const tracing = Stack.of(fn).resolve(cfn.tracingConfig) as { mode?: string } | undefined;
+    if (tracing?.mode === 'Active') {
+      acknowledge(
+        fn.role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions; added ' +
+          'only because tracing is on.',
+      );
+    }
+  }
+
+  const objects = `AwsSolutions-IAM5[Resource::<${logicalId(inbox.payloadBucket)}.Arn>/*]`;
+  acknowledge(
+    inbox.verifyFunction.role,
+    objects,
+    'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
+      's3:PutObject only, on the objects of this one bucket.',
+  );
+  acknowledge(
+    inbox.processorFunction.role,
+    objects,
+    'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
+      's3:GetObject only, on the objects of this one bucket.',
+  );
+
+  const bucket = inbox.payloadBucket.node.defaultChild as s3.CfnBucket;
+  if (bucket.loggingConfiguration === undefined) {
+    acknowledge(
+      inbox.payloadBucket,
+      'AwsSolutions-S1',
+      'Server access logs are opt-in (serverAccessLogsBucket prop): the bucket is private, written and ' +
+        'read only by the two Lambda roles, and its objects expire with the dedup window. CloudTrail data ' +
+        'events audit object access where required.',
+    );
+  }
+
+  for (const secret of Object.values(inbox.secrets)) {
+    acknowledge(
+      secret,
+      'AwsSolutions-SMG4',
+      "A provider's signing secret is issued or registered at the provider (GitHub, Stripe, ...), which a " +
+        'rotation Lambda cannot change. Rotation is manual (put-secret-value, or `webhook-inbox secrets ' +
+        'rotate`) and has no gap: the verify Lambda accepts AWSCURRENT and AWSPREVIOUS.',
+    );
+  }
+
+  if (inbox.restApi) {
+    const api = inbox.restApi;
+    acknowledge(api, 'AwsSolutions-APIG4', NO_AUTHORIZER);
+    acknowledge(api, 'AwsSolutions-COG4', NO_AUTHORIZER);
+    acknowledge(
+      api,
+      'AwsSolutions-APIG2',
+      'A request validator checks the {provider} path parameter. The body cannot be validated: it is opaque ' +
+        'signed bytes (binaryMediaTypes */*) that must reach the verify Lambda byte for byte, with no model.',
+    );
+    acknowledge(
+      api.node.tryFindChild('CloudWatchRole'),
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      "The account-level role API Gateway needs to write access and execution logs; AWS's managed policy " +
+        'is the documented one for it and is maintained by AWS.',
+    );
+    if (!inbox.webAcl) {
+      acknowledge(
+        api,
+        'AwsSolutions-APIG3',
+        'WAF turned off by the deployer (waf: false). Stage throttling still caps the request rate, and ' +
+          'every request must carry a valid signature.',
+      );
+    }
+  }
+  if (inbox.httpApi) {
+    acknowledge(inbox.httpApi, 'AwsSolutions-APIG4', NO_AUTHORIZER);
+  }
+}

@@ -1,0 +1,77 @@
+// The deployable stack: reads the `webhookInbox` context, builds one WebhookInbox, and publishes the outputs
+// the CLI reads with DescribeStacks (names from config/telemetry.ts). Environment-agnostic: no account or
+// region, no lookups, so `cdk synth` runs offline without credentials.
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { CONTEXT_KEY, type Config, ConfigError, parseConfig } from '../config/index';
+import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
+import { acknowledgeInboxFindings } from './nag';
+import { WebhookInbox, type WebhookInboxProps } from './webhook-inbox';
+
+export interface WebhookInboxStackProps extends StackProps {
+  /**
+   * The configuration.
+   * @default - parsed from the `webhookInbox` context (cdk.json, or `-c webhookInbox='<json>'`)
+   */
+  readonly config?: Config;
+  /**
+   * Construct props other than the config.
+   * @default - the construct's defaults
+   */
+  readonly inbox?: Omit<WebhookInboxProps, 'config'>;
+}
+
+/**
+ * The `webhookInbox` context value, parsed. Context given on the command line (`-c key=value`) arrives as a
+ * string, so a string is read as JSON.
+ * @throws ConfigError naming the bad key
+ */
+export function configFromContext(scope: Construct): Config {
+  let raw: unknown = scope.node.tryGetContext(CONTEXT_KEY);
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      throw new ConfigError(`${CONTEXT_KEY}: not valid JSON`);
+    }
+  }
+  return parseConfig(raw);
+}
+
+export class WebhookInboxStack extends Stack {
+  public readonly inbox: WebhookInbox;
+
+  constructor(scope: Construct, id: string, props: WebhookInboxStackProps = {}) {
+    super(scope, id, {
+      description: 'webhook-inbox: verified, deduplicated, queued webhooks',
+      ...props,
+    });
+    const config = props.config ?? configFromContext(this);
+    this.inbox = new WebhookInbox(this, 'Inbox', { ...props.inbox, config });
+    acknowledgeInboxFindings(this.inbox);
+
+    const output = (name: string, value: string, description: string) =>
+      new CfnOutput(this, name, { value, description });
+    output(STACK_OUTPUTS.apiUrl, this.inbox.apiUrl, 'Base URL of the API stage (no trailing slash)');
+    for (const [provider, url] of Object.entries(this.inbox.endpoints)) {
+      output(
+        `${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`,
+        url,
+        `URL to register with ${provider}`,
+      );
+    }
+    output(STACK_OUTPUTS.queueUrl, this.inbox.queue.queueUrl, 'Main queue URL');
+    output(STACK_OUTPUTS.queueArn, this.inbox.queue.queueArn, 'Main queue ARN');
+    output(STACK_OUTPUTS.dlqUrl, this.inbox.deadLetterQueue.queueUrl, 'Dead-letter queue URL');
+    output(STACK_OUTPUTS.dlqArn, this.inbox.deadLetterQueue.queueArn, 'Dead-letter queue ARN');
+    output(STACK_OUTPUTS.tableName, this.inbox.table.tableName, 'Inbox table name');
+    output(STACK_OUTPUTS.bucketName, this.inbox.payloadBucket.bucketName, 'Payload bucket name');
+    for (const [provider, secret] of Object.entries(this.inbox.secrets)) {
+      output(
+        `${STACK_OUTPUTS.secretArnPrefix}${outputSuffix(provider)}`,
+        secret.secretArn,
+        `Signing secret of ${provider}: aws secretsmanager put-secret-value --secret-id <this> --secret-string <secret>`,
+      );
+    }
+  }
+}

@@ -1,0 +1,574 @@
+// The WebhookInbox construct: front door, verify Lambda, inbox table, queue with dead-letter queue, payload
+// bucket, processor Lambda, provider secrets, alarms. Reusable: give it a resolved config (`parseConfig`)
+// and, optionally, props. Resource settings shared with local mode come from config/resources.ts.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Annotations, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigateway';
+import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { CONTEXT_KEY, type Config, ConfigError, type ResolvedProvider } from '../config/index';
+import { INBOX_TABLE, LAMBDA_DEFAULTS, payloadExpiryDays, queueSettings } from '../config/resources';
+import { ENV } from '../config/runtime';
+import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
+import {
+  createHttpFrontDoor,
+  createRestFrontDoor,
+  type FrontDoor,
+  type ThrottleSettings,
+  WEBHOOK_RESOURCE,
+} from './front-door';
+import {
+  compactConfigJson,
+  estimateEnvironmentBytes,
+  LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+} from './lambda-environment';
+import { type InboxAlarms, InboxMonitoring } from './monitoring';
+
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Entry points of the two Lambdas (each exports `handler`). */
+export const LAMBDA_ENTRIES = {
+  verify: join(PROJECT_ROOT, 'lambdas/verify/handler.ts'),
+  process: join(PROJECT_ROOT, 'lambdas/process/handler.ts'),
+} as const;
+
+/**
+ * The bundle is ESM and contains the AWS SDK v3, some of whose dependencies still call `require`; the banner
+ * gives them one.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** A Secrets Manager ARN as CloudFormation reports it: the longest a secret ARN in our map gets. */
+const SECRET_ARN_BYTES_UPPER_BOUND = 140;
+
+export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface WebhookInboxProps {
+  /** The resolved configuration, from `parseConfig` (config/index.ts). */
+  readonly config: Config;
+
+  /**
+   * Front door. `rest`: API Gateway REST API with WAF, request validation and 404/405 answered by API
+   * Gateway. `http`: API Gateway HTTP API, cheaper per request, but no WAF (HTTP APIs cannot be associated
+   * with a web ACL) and 404 for wrong methods.
+   * @default 'rest'
+   */
+  readonly api?: 'rest' | 'http';
+
+  /**
+   * Stage name of the REST API; part of every endpoint URL, so changing it means re-registering endpoints.
+   * The HTTP API always uses its `$default` stage.
+   * @default 'prod'
+   */
+  readonly stageName?: string;
+
+  /**
+   * Stage-wide throttling. Requests above it get 429, which every supported provider retries.
+   * @default { rateLimit: 200, burstLimit: 400 }
+   */
+  readonly throttle?: ThrottleSettings;
+
+  /**
+   * Associate a WAFv2 web ACL (IP reputation list and per-IP rate limit) with the REST stage. Must not be
+   * `true` with `api: 'http'`.
+   * @default true for `rest`, false for `http`
+   */
+  readonly waf?: boolean;
+
+  /**
+   * Requests per source IP per 5 minutes before WAF blocks that IP (blocked requests get 403 and providers
+   * retry). Raise it for senders that deliver bursts from few IPs (Stripe, Shopify bulk operations).
+   * @default 2000
+   */
+  readonly wafRateLimit?: number;
+
+  /**
+   * Log requests WAF blocks to a CloudWatch log group named `aws-waf-logs-<stack>-<id>`.
+   * @default true
+   */
+  readonly wafLogging?: boolean;
+
+  /**
+   * Active X-Ray tracing on the API stage and both Lambdas.
+   * @default false
+   */
+  readonly tracing?: boolean;
+
+  /** @default Duration.seconds(LAMBDA_DEFAULTS.verifyTimeoutSeconds) */
+  readonly verifyTimeout?: Duration;
+  /** @default LAMBDA_DEFAULTS.verifyMemoryMb */
+  readonly verifyMemorySize?: number;
+  /**
+   * Reserved concurrency of the verify Lambda: a cap on what webhook traffic can take from the account.
+   * @default - unreserved
+   */
+  readonly verifyReservedConcurrency?: number;
+
+  /** Also sets the queue's visibility timeout (six times this). @default Duration.seconds(LAMBDA_DEFAULTS.processorTimeoutSeconds) */
+  readonly processorTimeout?: Duration;
+  /** @default LAMBDA_DEFAULTS.processorMemoryMb */
+  readonly processorMemorySize?: number;
+  /**
+   * Most concurrent processor invocations the SQS event source starts (2 to 1000), to protect what your
+   * event handlers call.
+   * @default - no limit other than the account's concurrency
+   */
+  readonly processorMaxConcurrency?: number;
+  /**
+   * Extra environment variables for the processor, for your event handlers.
+   * @default - none
+   */
+  readonly processorEnvironment?: Record<string, string>;
+
+  /** `POWERTOOLS_LOG_LEVEL` of both Lambdas. @default 'INFO' */
+  readonly logLevel?: PowertoolsLogLevel;
+  /** Retention of the Lambda log groups and the API access log group. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * What happens to the inbox table, the payload bucket, the created secrets and the log groups when they
+   * leave the stack. A bucket is only deleted when empty.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Name of the main queue. It has a fixed name so the dead-letter queue's redrive allow policy can name it
+   * without a circular reference.
+   * @default `${stackName}-${id}-queue` (or a unique name derived from the construct path when that is too
+   * long or the stack name is not known at synth time)
+   */
+  readonly queueName?: string;
+
+  /**
+   * An existing bucket for the payload bucket's server access logs.
+   * @default - no server access logs (CloudTrail data events can audit object access instead)
+   */
+  readonly serverAccessLogsBucket?: s3.IBucket;
+  /** @default 'payloads/' when `serverAccessLogsBucket` is set */
+  readonly serverAccessLogsPrefix?: string;
+
+  /**
+   * An existing SNS topic for alarm notifications.
+   * @default - a new topic, `alarmTopic`
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /**
+   * Email address to subscribe to the alarm topic (the recipient must confirm).
+   * @default - no subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Alarm when the oldest message in the main queue is older than this.
+   * @default the larger of 15 minutes and twice `config.queue.backoffCapSeconds` (a message waiting out its
+   * retry backoff is not late)
+   */
+  readonly queueAgeAlarmThreshold?: Duration;
+  /**
+   * Alarm when more than this percentage of API responses in 5 minutes are 5xx.
+   * @default 5
+   */
+  readonly serverErrorRateAlarmPercent?: number;
+  /**
+   * Alarm when more than this many deliveries fail signature or timestamp checks in 5 minutes.
+   * @default 20
+   */
+  readonly signatureFailureAlarmThreshold?: number;
+  /**
+   * Create a CloudWatch dashboard.
+   * @default true
+   */
+  readonly dashboard?: boolean;
+}
+
+export class WebhookInbox extends Construct {
+  public readonly config: Config;
+  /** Which front door was built. */
+  public readonly apiKind: 'rest' | 'http';
+  /** The REST API, when `api` is `rest`. */
+  public readonly restApi?: apigw.RestApi;
+  /** The HTTP API, when `api` is `http`. */
+  public readonly httpApi?: apigwv2.HttpApi;
+  /** Base URL of the stage, no trailing slash. */
+  public readonly apiUrl: string;
+  /** Provider id to the URL to register with that provider. */
+  public readonly endpoints: Readonly<Record<string, string>>;
+  public readonly apiAccessLogGroup: logs.ILogGroup;
+  /** The web ACL on the REST stage, when WAF is on. */
+  public readonly webAcl?: wafv2.CfnWebACL;
+
+  public readonly verifyFunction: nodejs.NodejsFunction;
+  public readonly processorFunction: nodejs.NodejsFunction;
+  public readonly table: dynamodb.Table;
+  public readonly queue: sqs.Queue;
+  public readonly deadLetterQueue: sqs.Queue;
+  public readonly payloadBucket: s3.Bucket;
+  /** Provider id to its signing secret (created, or imported from `secretArn` in the config). */
+  public readonly secrets: Readonly<Record<string, secretsmanager.ISecret>>;
+
+  public readonly alarmTopic: sns.ITopic;
+  public readonly alarms: InboxAlarms;
+  public readonly dashboard?: cloudwatch.Dashboard;
+
+  constructor(scope: Construct, id: string, props: WebhookInboxProps) {
+    super(scope, id);
+    const { config } = props;
+    this.config = config;
+    this.apiKind = props.api ?? 'rest';
+    const waf = props.waf ?? this.apiKind === 'rest';
+    if (waf && this.apiKind === 'http') {
+      throw new Error(
+        'WebhookInbox: waf cannot be true with api "http" (HTTP APIs cannot have a WAF web ACL)',
+      );
+    }
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const processorTimeout =
+      props.processorTimeout ?? Duration.seconds(LAMBDA_DEFAULTS.processorTimeoutSeconds);
+    const settings = queueSettings(config, processorTimeout.toSeconds());
+
+    this.table = new dynamodb.Table(this, 'InboxTable', {
+      partitionKey: { name: INBOX_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: INBOX_TABLE.ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy,
+    });
+
+    this.payloadBucket = new s3.Bucket(this, 'PayloadBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      lifecycleRules: [
+        {
+          id: 'expire-with-dedup-window',
+          expiration: Duration.days(payloadExpiryDays(config)),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+      serverAccessLogsBucket: props.serverAccessLogsBucket,
+      serverAccessLogsPrefix: props.serverAccessLogsBucket
+        ? (props.serverAccessLogsPrefix ?? 'payloads/')
+        : undefined,
+      removalPolicy,
+    });
+
+    // The DLQ's redrive allow policy names the main queue, and the main queue's redrive policy names the DLQ.
+    // Referencing both ARNs through CloudFormation would be a cycle, so the main queue gets a fixed name and
+    // the DLQ names it by an ARN built from that name.
+    const queueName = props.queueName ?? defaultQueueName(this);
+    const queueArn = Stack.of(this).formatArn({ service: 'sqs', resource: queueName });
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.seconds(settings.dlqRetentionSeconds),
+      maxMessageSizeBytes: settings.maximumMessageSize,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      redriveAllowPolicy: {
+        redrivePermission: sqs.RedrivePermission.BY_QUEUE,
+        sourceQueues: [sqs.Queue.fromQueueArn(this, 'RedriveSource', queueArn)],
+      },
+    });
+    this.queue = new sqs.Queue(this, 'Queue', {
+      queueName,
+      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(settings.retentionSeconds),
+      maxMessageSizeBytes: settings.maximumMessageSize,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+    });
+
+    this.secrets = Object.fromEntries(
+      Object.values(config.providers).map((provider) => [
+        provider.id,
+        this.providerSecret(provider, removalPolicy),
+      ]),
+    );
+
+    const common = {
+      removalPolicy,
+      logRetention,
+      logLevel: props.logLevel ?? 'INFO',
+      tracing: props.tracing ?? false,
+    };
+    const configJson = compactConfigJson(config);
+    const sharedEnvironment = {
+      [ENV.config]: configJson,
+      [ENV.table]: this.table.tableName,
+      [ENV.queueUrl]: this.queue.queueUrl,
+      [ENV.dlqUrl]: this.deadLetterQueue.queueUrl,
+      [ENV.bucket]: this.payloadBucket.bucketName,
+    };
+    const clash = Object.keys(props.processorEnvironment ?? {}).filter((name) => name in sharedEnvironment);
+    if (clash.length > 0) {
+      throw new Error(
+        `WebhookInbox: processorEnvironment may not set ${clash.join(', ')} (set by the construct)`,
+      );
+    }
+    const secretArns = Object.fromEntries(Object.entries(this.secrets).map(([p, s]) => [p, s.secretArn]));
+    this.verifyFunction = this.createFunction('Verify', {
+      ...common,
+      entry: LAMBDA_ENTRIES.verify,
+      description: 'webhook-inbox: verifies, claims and enqueues each delivery',
+      service: SERVICE.verify,
+      timeout: props.verifyTimeout ?? Duration.seconds(LAMBDA_DEFAULTS.verifyTimeoutSeconds),
+      memorySize: props.verifyMemorySize ?? LAMBDA_DEFAULTS.verifyMemoryMb,
+      reservedConcurrentExecutions: props.verifyReservedConcurrency,
+      environment: {
+        ...sharedEnvironment,
+        // Only the verify Lambda reads secrets, so only it learns where they are.
+        [ENV.secretArns]: Stack.of(this).toJsonString(secretArns),
+      },
+      unresolvedBytes: {
+        [ENV.secretArns]: JSON.stringify(
+          Object.fromEntries(
+            Object.keys(secretArns).map((p) => [p, 'x'.repeat(SECRET_ARN_BYTES_UPPER_BOUND)]),
+          ),
+        ).length,
+      },
+    });
+    this.processorFunction = this.createFunction('Processor', {
+      ...common,
+      entry: LAMBDA_ENTRIES.process,
+      description: 'webhook-inbox: routes queued deliveries to the event handlers',
+      service: SERVICE.process,
+      timeout: processorTimeout,
+      memorySize: props.processorMemorySize ?? LAMBDA_DEFAULTS.processorMemoryMb,
+      environment: { ...sharedEnvironment, ...props.processorEnvironment },
+    });
+    this.grantLeastPrivilege(secretArns);
+    this.processorFunction.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: settings.batchSize,
+        maxBatchingWindow:
+          settings.maxBatchingWindowSeconds > 0
+            ? Duration.seconds(settings.maxBatchingWindowSeconds)
+            : undefined,
+        reportBatchItemFailures: true,
+        maxConcurrency: props.processorMaxConcurrency,
+      }),
+    );
+
+    const frontDoorProps = {
+      handler: this.verifyFunction,
+      throttle: props.throttle ?? { rateLimit: 200, burstLimit: 400 },
+      accessLogRetention: logRetention,
+      logRemovalPolicy: removalPolicy,
+      tracing: common.tracing,
+      stageName: props.stageName ?? 'prod',
+      waf: waf ? { rateLimit: props.wafRateLimit ?? 2000, logging: props.wafLogging ?? true } : undefined,
+    };
+    let frontDoor: FrontDoor;
+    if (this.apiKind === 'rest') {
+      const rest = createRestFrontDoor(this, frontDoorProps);
+      this.restApi = rest.api;
+      this.webAcl = rest.webAcl;
+      frontDoor = rest;
+    } else {
+      const http = createHttpFrontDoor(this, frontDoorProps);
+      this.httpApi = http.api;
+      frontDoor = http;
+    }
+    this.apiUrl = frontDoor.url;
+    this.apiAccessLogGroup = frontDoor.accessLogGroup;
+    this.endpoints = Object.fromEntries(
+      Object.keys(config.providers).map((p) => [p, `${frontDoor.url}/${WEBHOOK_RESOURCE}/${p}`]),
+    );
+
+    if (props.alarmTopic) {
+      this.alarmTopic = props.alarmTopic;
+    } else {
+      this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+        displayName: 'webhook-inbox alarms',
+        enforceSSL: true,
+      });
+    }
+    if (props.alarmEmail)
+      this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    const monitoring = new InboxMonitoring(this, 'Monitoring', {
+      topic: this.alarmTopic,
+      frontDoor,
+      verifyFunction: this.verifyFunction,
+      processorFunction: this.processorFunction,
+      queue: this.queue,
+      deadLetterQueue: this.deadLetterQueue,
+      queueAgeThreshold:
+        props.queueAgeAlarmThreshold ??
+        Duration.seconds(Math.max(15 * 60, 2 * config.queue.backoffCapSeconds)),
+      serverErrorRatePercent: props.serverErrorRateAlarmPercent ?? 5,
+      signatureFailureThreshold: props.signatureFailureAlarmThreshold ?? 20,
+      dashboard: props.dashboard ?? true,
+    });
+    this.alarms = monitoring.alarms;
+    this.dashboard = monitoring.dashboard;
+  }
+
+  /**
+   * The provider's signing secret. Its SecretString is the secret text itself; the verify Lambda reads the
+   * AWSCURRENT and AWSPREVIOUS versions, so `put-secret-value` rotates without rejecting in-flight retries.
+   * A created secret starts as a random value: usable as is for providers where you choose the secret
+   * (GitHub, partners), to be replaced with the provider's value elsewhere (Stripe, Slack, Shopify, ...).
+   */
+  private providerSecret(provider: ResolvedProvider, removalPolicy: RemovalPolicy): secretsmanager.ISecret {
+    const id = `ProviderSecret${outputSuffix(provider.id)}`;
+    if (provider.secretArn) {
+      // IAM grants on an imported secret need its complete ARN, with the six-character suffix Secrets
+      // Manager appends to the name (aws-cdk-lib would reject it too, but with a stack trace).
+      if (!/-[A-Za-z0-9]{6}$/.test(provider.secretArn)) {
+        throw new ConfigError(
+          `${CONTEXT_KEY}.providers.${provider.id}.secretArn: must be the complete ARN, ending in the ` +
+            '6-character suffix Secrets Manager adds (as `aws secretsmanager describe-secret` prints it)',
+        );
+      }
+      return secretsmanager.Secret.fromSecretCompleteArn(this, id, provider.secretArn);
+    }
+    return new secretsmanager.Secret(this, id, {
+      description:
+        `webhook-inbox signing secret for provider "${provider.id}" (scheme ${provider.scheme}). ` +
+        'The secret string is the secret text itself, not JSON. Set it to the value the provider shows: ' +
+        'aws secretsmanager put-secret-value --secret-id <this ARN> --secret-string <secret>. ' +
+        'The previous value stays valid as AWSPREVIOUS until the next change.',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy,
+    });
+  }
+
+  private createFunction(
+    name: string,
+    options: {
+      entry: string;
+      description: string;
+      service: string;
+      timeout: Duration;
+      memorySize: number;
+      reservedConcurrentExecutions?: number;
+      environment: Record<string, string>;
+      unresolvedBytes?: Record<string, number>;
+      removalPolicy: RemovalPolicy;
+      logRetention: logs.RetentionDays;
+      logLevel: PowertoolsLogLevel;
+      tracing: boolean;
+    },
+  ): nodejs.NodejsFunction {
+    const logGroup = new logs.LogGroup(this, `${name}Logs`, {
+      retention: options.logRetention,
+      removalPolicy: options.removalPolicy,
+    });
+    // An explicit role that can write to its own log group only, instead of the AWSLambdaBasicExecutionRole
+    // managed policy (which allows any log group).
+    const role = new iam.Role(this, `${name}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `webhook-inbox ${name.toLowerCase()} Lambda`,
+    });
+    logGroup.grantWrite(role);
+    const environment = {
+      ...options.environment,
+      POWERTOOLS_SERVICE_NAME: options.service,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_LOG_LEVEL: options.logLevel,
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    const fn = new nodejs.NodejsFunction(this, `${name}Function`, {
+      entry: options.entry,
+      handler: 'handler',
+      description: options.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: options.memorySize,
+      timeout: options.timeout,
+      reservedConcurrentExecutions: options.reservedConcurrentExecutions,
+      role,
+      logGroup,
+      tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment,
+      awsSdkConnectionReuse: false,
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      bundling: {
+        forceDockerBundling: false,
+        format: nodejs.OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        banner: ESM_REQUIRE_BANNER,
+      },
+    });
+    const bytes = estimateEnvironmentBytes(environment, options.unresolvedBytes);
+    if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
+      Annotations.of(fn).addWarningV2(
+        'webhook-inbox:environment-size',
+        `The ${name} Lambda's environment may reach ${bytes} bytes, over Lambda's 4 KB limit; deployment ` +
+          'will fail. Use fewer providers or fewer non-default provider settings.',
+      );
+    }
+    return fn;
+  }
+
+  /** Exactly the actions each Lambda's code performs, on exactly the resources it touches. */
+  private grantLeastPrivilege(secretArns: Record<string, string>): void {
+    const verify = this.verifyFunction;
+    const processor = this.processorFunction;
+    this.table.grant(
+      verify,
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+    );
+    this.queue.grant(verify, 'sqs:SendMessage');
+    verify.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.payloadBucket.arnForObjects('*')],
+      }),
+    );
+    verify.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: Object.values(secretArns),
+      }),
+    );
+
+    this.table.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // Permanent failures go straight to the DLQ; transient ones get a backoff through the visibility timeout.
+    this.deadLetterQueue.grant(processor, 'sqs:SendMessage');
+    this.queue.grant(processor, 'sqs:ChangeMessageVisibility');
+    processor.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.payloadBucket.arnForObjects('*')],
+      }),
+    );
+  }
+}
+
+const MAX_QUEUE_NAME = 80;
+
+function defaultQueueName(scope: Construct): string {
+  const { stackName } = Stack.of(scope);
+  const readable = `${stackName}-${scope.node.id}-queue`;
+  if (!Token.isUnresolved(stackName) && readable.length <= MAX_QUEUE_NAME && /^[\w-]+$/.test(readable)) {
+    return readable;
+  }
+  return `${Names.uniqueResourceName(scope, { maxLength: MAX_QUEUE_NAME - '-queue'.length, separator: '-' })}-queue`;
+}

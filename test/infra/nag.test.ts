@@ -1,0 +1,80 @@
+// cdk-nag AwsSolutions: the shipped stack synthesizes with no unacknowledged finding, and every
+// acknowledgement answers a finding that really occurs (none is stale or speculative).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { addNagChecks } from '../../lib/nag';
+import { WebhookInbox, type WebhookInboxProps } from '../../lib/webhook-inbox';
+import { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
+import { createApp, projectConfig, STACK_NAME } from './synth';
+
+type InboxOptions = Omit<WebhookInboxProps, 'config'>;
+
+const VARIANTS: [string, InboxOptions][] = [
+  ['REST with WAF (the default)', {}],
+  ['HTTP API', { api: 'http' }],
+  ['REST without WAF, with X-Ray tracing', { waf: false, tracing: true }],
+];
+
+interface ValidationReport {
+  pluginReports: { pluginName: string; violations: { ruleName: string; severity: string }[] }[];
+}
+
+/** Synthesizes the stack with the AwsSolutions plugin, as bin/webhook-inbox.ts does, and reads the report. */
+function synthWithNag(inbox: InboxOptions): ValidationReport {
+  const app = createApp();
+  new WebhookInboxStack(app, STACK_NAME, { inbox });
+  addNagChecks(app);
+  const assembly = app.synth();
+  return JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8'));
+}
+
+/** Rule ids acknowledged anywhere in the tree, with their reasons. */
+function acknowledgements(root: IConstruct): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const construct of root.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+      for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+        found.set(id.replace(/^annotation::/i, ''), reason);
+      }
+    }
+  }
+  return found;
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each(VARIANTS)(
+    'finds no unacknowledged error or warning: %s',
+    (_name, inbox) => {
+      const report = synthWithNag(inbox);
+      const violations = report.pluginReports.flatMap((r) =>
+        r.violations.map((v) => `${v.severity} ${v.ruleName}`),
+      );
+      expect(violations).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.each(VARIANTS)(
+    'acknowledges only findings that occur, each with a reason: %s',
+    (_name, inbox) => {
+      // The same construct without acknowledgements shows what the rules really find.
+      const bare = new Stack(createApp(), 'Bare');
+      new WebhookInbox(bare, 'Inbox', { ...inbox, config: projectConfig() });
+      const findings = new Set(
+        new AwsSolutionsChecks().validateScope(bare).violations.map((violation) => violation.ruleName),
+      );
+
+      const app = createApp();
+      const stack = new WebhookInboxStack(app, STACK_NAME, { inbox });
+      const acknowledged = acknowledgements(stack);
+      expect([...acknowledged.keys()].sort()).toEqual([...findings].sort());
+      for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(60);
+    },
+    120_000,
+  );
+});
