@@ -11,6 +11,8 @@ export const SERVICE = {
 export const VERIFY_METRICS = {
   accepted: 'DeliveryAccepted',
   duplicate: 'DeliveryDuplicate',
+  /** Slack/Zoom URL-verification requests answered without enqueueing. */
+  handshake: 'UrlVerificationAnswered',
   conflict: 'DeliveryConflict',
   inFlight: 'DeliveryInFlight',
   rejected: 'DeliveryRejected',

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
 import { buildEnvelope, envelopeAttributes, payloadKey } from './envelope';
 import { DependencyError } from './errors';
+import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
 import { inboxKey } from './inbox';
 import type { Clock, DeliveryQueue, Inbox, PayloadStore, SecretSource } from './ports';
 import type { RejectReason } from './reasons';
@@ -35,6 +36,7 @@ export type DeliveryResult = DeliveryFacts &
   (
     | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number; markFailed: boolean }
     | { outcome: 'duplicate'; id: string }
+    | { outcome: 'handshake'; answer: HandshakeAnswer }
     | { outcome: 'conflict' }
     | { outcome: 'in_flight'; retryAfterSeconds: number }
     | { outcome: 'rejected'; reason: RejectReason }
@@ -62,7 +64,9 @@ async function verifySignature(
   deps: AcceptDeliveryDeps,
   provider: ResolvedProvider,
   request: IncomingRequest,
-): Promise<{ ok: true; delivery: VerifiedDelivery } | { ok: false; reason: RejectReason }> {
+): Promise<
+  { ok: true; delivery: VerifiedDelivery; secrets: readonly string[] } | { ok: false; reason: RejectReason }
+> {
   const scheme = SCHEMES[provider.scheme];
   if (!scheme) return { ok: false, reason: 'no_secret' };
   const context = {
@@ -73,12 +77,14 @@ async function verifySignature(
   const webhook = { body: request.body, headers: request.headers, url: request.url };
   const secrets = await deps.secrets.get(provider.id);
   const outcome = scheme.verify(webhook, secrets, context);
-  if (outcome.ok || !SIGNATURE_REASONS.has(outcome.reason)) return outcome;
+  if (outcome.ok) return { ...outcome, secrets };
+  if (!SIGNATURE_REASONS.has(outcome.reason)) return outcome;
   // A bad signature right after a rotation: look once more, bypassing the cache. The source rate-limits
   // refreshes, so a flood of forgeries cannot turn into a flood of Secrets Manager calls.
   const fresh = await deps.secrets.get(provider.id, { refresh: true });
   if (fresh.length === secrets.length && fresh.every((s, i) => s === secrets[i])) return outcome;
-  return scheme.verify(webhook, fresh, context);
+  const retried = scheme.verify(webhook, fresh, context);
+  return retried.ok ? { ...retried, secrets: fresh } : retried;
 }
 
 /** Runs one delivery through the pipeline. Never throws: dependency failures become results. */
@@ -109,6 +115,8 @@ export async function acceptDelivery(
     });
     if (provider.requireJson && !delivery.json().ok)
       return { ...facts, outcome: 'rejected', reason: 'not_json' };
+    const handshake = handshakeAnswer(provider.scheme, delivery, verified.secrets);
+    if (handshake) return { ...facts, outcome: 'handshake', answer: handshake };
     facts.eventType = delivery.eventType;
     return await claimAndEnqueue(deps, provider, delivery, type, facts);
   } catch (error) {

@@ -19,6 +19,8 @@ export function answerFor(result: DeliveryResult): HttpAnswer {
   switch (result.outcome) {
     case 'accepted':
       return answer(202, { id: result.id });
+    case 'handshake':
+      return answer(200, result.answer.body);
     case 'duplicate':
       return answer(200, { id: result.id, duplicate: true });
     case 'conflict':

@@ -8,6 +8,7 @@ import type { LogAttributes, LogSink, MetricSink } from '../core/telemetry';
 const OUTCOME_METRIC = {
   accepted: VERIFY_METRICS.accepted,
   duplicate: VERIFY_METRICS.duplicate,
+  handshake: VERIFY_METRICS.handshake,
   conflict: VERIFY_METRICS.conflict,
   in_flight: VERIFY_METRICS.inFlight,
   rejected: VERIFY_METRICS.rejected,
@@ -47,6 +48,9 @@ export function recordDelivery(
       return;
     case 'duplicate':
       logger.info('delivery duplicate', attributes);
+      return;
+    case 'handshake':
+      logger.info('url verification answered', attributes);
       return;
     case 'in_flight':
       logger.info('delivery in flight', attributes);
