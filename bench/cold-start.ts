@@ -1,0 +1,270 @@
+// Section: cold start. Builds the two Lambda bundles exactly as the CDK NodejsFunction does (esbuild,
+// ESM, node22, minified, createRequire banner, the AWS SDK bundled in) next to an SDK-only reference
+// bundle, then times `await import(bundle)` in fresh Node processes: what a Lambda init pays before the
+// first invocation, minus the runtime's own start.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { ENV } from '../config/runtime';
+import { formatRatio } from './lib/format';
+import { median } from './lib/measure';
+import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = 15;
+const QUICK_RUNS = 3;
+const TARGET = 1.15;
+const TOP_PACKAGES = 8;
+const RUN_TIMEOUT_MS = 60_000;
+
+/** lib/webhook-inbox.ts's ESM_REQUIRE_BANNER, verbatim. */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** The NodejsFunction bundling in lib/webhook-inbox.ts, as esbuild options. */
+const CDK_LIKE: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourcemap: true,
+  sourcesContent: false,
+  banner: { js: ESM_REQUIRE_BANNER },
+  external: [],
+  metafile: true,
+  logLevel: 'silent',
+  absWorkingDir: ROOT,
+};
+
+/** The verify Lambda builds all four clients in createAwsClients(), so the reference builds all four. */
+const REFERENCE_ENTRY = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+const clients = [new DynamoDBClient({}), new SQSClient({}), new SecretsManagerClient({}), new S3Client({})];
+export const handler = async () => clients.length;
+`;
+
+/** What runtimeFromEnv() needs at import, and what a Lambda's environment would have. */
+const HANDLER_ENV: Record<string, string> = {
+  [ENV.config]: '{}',
+  [ENV.table]: 'webhook-inbox-inbox',
+  [ENV.queueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-inbox-queue',
+  [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-inbox-dlq',
+  [ENV.bucket]: 'webhook-inbox-payloads',
+  AWS_REGION: 'us-east-1',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  POWERTOOLS_SERVICE_NAME: 'bench',
+  POWERTOOLS_METRICS_NAMESPACE: 'bench',
+  POWERTOOLS_LOG_LEVEL: 'WARN',
+};
+
+/** Runs in a fresh `node` process: CPU and wall time around the bundle's import, as one JSON line. */
+const RUNNER = `
+const url = process.argv[1];
+const wall = performance.now();
+const cpu = process.cpuUsage();
+const mod = await import(url);
+const used = process.cpuUsage(cpu);
+const wallMs = performance.now() - wall;
+if (typeof mod.handler !== 'function') throw new Error('no handler export');
+process.stdout.write(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, wallMs }) + '\\n');
+`;
+
+interface Candidate {
+  id: 'verify' | 'processor' | 'reference';
+  label: string;
+  file: string;
+  bytes: number;
+  metafile: Metafile;
+}
+
+interface ColdStartRow extends Record<string, unknown> {
+  bundle: string;
+  bytes: number;
+  importCpuMs: number;
+  importWallMs: number;
+  cpuSamplesMs: number[];
+  bytesOverReference: number;
+  cpuOverReference: number;
+}
+
+function kib(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1)} ms`;
+}
+
+async function buildBundle(
+  id: Candidate['id'],
+  label: string,
+  outDir: string,
+  entry: { file: string } | { contents: string },
+): Promise<Candidate> {
+  const outfile = join(outDir, id, 'index.mjs');
+  const result = await build({
+    ...CDK_LIKE,
+    outfile,
+    ...('file' in entry
+      ? { entryPoints: [entry.file] }
+      : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: 'ts', sourcefile: 'reference.ts' } }),
+  });
+  if (result.errors.length > 0) throw new SectionAbort(`esbuild failed for ${id}: ${result.errors[0]?.text}`);
+  return { id, label, file: outfile, bytes: statSync(outfile).size, metafile: result.metafile as Metafile };
+}
+
+function importOnce(file: string): Promise<{ cpuMs: number; wallMs: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RUNNER, pathToFileURL(file).href], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...HANDLER_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const line = out.trim().split('\n').pop();
+      if (code !== 0 || !line) {
+        reject(new SectionAbort(`import of ${file} failed (exit ${code}): ${err.trim().slice(0, 500)}`));
+        return;
+      }
+      resolvePromise(JSON.parse(line) as { cpuMs: number; wallMs: number });
+    });
+  });
+}
+
+/** The package an input path belongs to: the last node_modules segment, or the project's top folder. */
+function packageOf(path: string): string {
+  const parts = path.split('/');
+  const at = parts.lastIndexOf('node_modules');
+  if (at === -1) return `(project) ${parts[0] === '<stdin>' ? 'entry' : `${parts[0]}/`}`;
+  const name = parts[at + 1] ?? '?';
+  return name.startsWith('@') ? `${name}/${parts[at + 2] ?? '?'}` : name;
+}
+
+function packageBytes(candidate: Candidate): Map<string, number> {
+  const output = Object.entries(candidate.metafile.outputs).find(([name]) => name.endsWith('.mjs'))?.[1];
+  const totals = new Map<string, number>();
+  for (const [path, input] of Object.entries(output?.inputs ?? {})) {
+    const name = packageOf(path);
+    totals.set(name, (totals.get(name) ?? 0) + input.bytesInOutput);
+  }
+  return totals;
+}
+
+function topPackages(totals: Map<string, number>, limit: number): { name: string; bytes: number }[] {
+  return [...totals.entries()]
+    .map(([name, bytes]) => ({ name, bytes }))
+    .filter((p) => p.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, limit);
+}
+
+const columns: Column<ColdStartRow>[] = [
+  { header: 'Bundle', cell: (r) => r.bundle },
+  { header: 'Bytes', cell: (r) => kib(r.bytes), align: 'right' },
+  { header: 'Bytes / ref', cell: (r) => formatRatio(r.bytesOverReference), align: 'right' },
+  { header: 'Import CPU (median)', cell: (r) => ms(r.importCpuMs), align: 'right' },
+  { header: 'CPU / ref', cell: (r) => formatRatio(r.cpuOverReference), align: 'right' },
+  { header: 'Import wall (median)', cell: (r) => ms(r.importWallMs), align: 'right' },
+  {
+    header: 'CPU min..max',
+    cell: (r) => `${ms(Math.min(...r.cpuSamplesMs))}..${ms(Math.max(...r.cpuSamplesMs))}`,
+    align: 'right',
+  },
+];
+
+async function run(context: SectionContext) {
+  const runs = context.quick ? QUICK_RUNS : RUNS;
+  const outDir = mkdtempSync(join(tmpdir(), 'webhook-inbox-cold-start-'));
+  try {
+    context.log('cold-start: building bundles with esbuild (CDK NodejsFunction options)');
+    const candidates = [
+      await buildBundle('verify', 'verify (lambdas/verify/handler.ts)', outDir, {
+        file: 'lambdas/verify/handler.ts',
+      }),
+      await buildBundle('processor', 'processor (lambdas/process/handler.ts)', outDir, {
+        file: 'lambdas/process/handler.ts',
+      }),
+      await buildBundle('reference', 'reference (4 SDK clients only)', outDir, {
+        contents: REFERENCE_ENTRY,
+      }),
+    ];
+
+    // One warm-up import each (page cache, compile cache is not persisted between processes).
+    for (const candidate of candidates) await importOnce(candidate.file);
+    const samples = new Map<string, { cpuMs: number; wallMs: number }[]>(candidates.map((c) => [c.id, []]));
+    for (let i = 0; i < runs; i++) {
+      // Rotate the order so each candidate runs first, second and third equally often.
+      const order = candidates.map((_, k) => candidates[(i + k) % candidates.length] as Candidate);
+      for (const candidate of order) samples.get(candidate.id)?.push(await importOnce(candidate.file));
+      context.log(`cold-start: run ${i + 1}/${runs}`);
+    }
+
+    const reference = candidates.find((c) => c.id === 'reference') as Candidate;
+    const refCpu = median((samples.get('reference') ?? []).map((s) => s.cpuMs));
+    const rows: ColdStartRow[] = candidates.map((candidate) => {
+      const own = samples.get(candidate.id) ?? [];
+      const cpu = median(own.map((s) => s.cpuMs));
+      return {
+        bundle: candidate.label,
+        bytes: candidate.bytes,
+        importCpuMs: cpu,
+        importWallMs: median(own.map((s) => s.wallMs)),
+        cpuSamplesMs: own.map((s) => Math.round(s.cpuMs * 10) / 10),
+        bytesOverReference: candidate.bytes / reference.bytes,
+        cpuOverReference: cpu / refCpu,
+      };
+    });
+    const verify = rows[0] as ColdStartRow;
+    const verdict = (value: number) => (value <= TARGET ? 'MET' : 'MISSED');
+    const verifyPackages = packageBytes(candidates[0] as Candidate);
+    const referencePackages = packageBytes(reference);
+    const top = topPackages(verifyPackages, TOP_PACKAGES);
+    const added = topPackages(
+      new Map([...verifyPackages].map(([name, bytes]) => [name, bytes - (referencePackages.get(name) ?? 0)])),
+      TOP_PACKAGES,
+    );
+    const notes = [
+      `Target: verify <= ${TARGET.toFixed(2)}x the SDK-only reference. Bytes ${formatRatio(verify.bytesOverReference)}: ${verdict(verify.bytesOverReference)}. ` +
+        `Import CPU ${formatRatio(verify.cpuOverReference)}: ${verdict(verify.cpuOverReference)}.`,
+      'The reference imports and constructs DynamoDBClient, SQSClient, SecretsManagerClient and S3Client: ' +
+        'the verify Lambda uses all four (createAwsClients builds them at import), so the reference is ' +
+        'the floor for any verify bundle that bundles the SDK (bundleAwsSDK: true).',
+      `Method: esbuild ${CDK_LIKE.format}/${CDK_LIKE.target}, bundle, minify, sourcemap (external file, not counted), ` +
+        'createRequire banner, nothing external. Import time = process.cpuUsage() (user+system) around ' +
+        `\`await import(bundle)\` in a fresh \`node -e\` process, ${runs} processes per bundle, order rotated ` +
+        'each run; median. Node startup itself is not included; NODE_OPTIONS=--enable-source-maps ' +
+        `(set on the Lambdas) was not. Node ${process.version} here; Lambda runs nodejs22.x on arm64.`,
+      `Largest contributors to the verify bundle (esbuild metafile, bytes in output, top ${TOP_PACKAGES}):`,
+      ...top.map(
+        (p) =>
+          `  ${p.name.padEnd(44)} ${kib(p.bytes).padStart(10)}  ${((p.bytes / verify.bytes) * 100).toFixed(1)}%`,
+      ),
+      `What verify adds over the reference (${kib(verify.bytes - reference.bytes)} in all), by package, top ${TOP_PACKAGES}: ` +
+        'these are what to cut if the target is missed:',
+      ...added.map((p) => `  ${p.name.padEnd(44)} ${`+${kib(p.bytes)}`.padStart(11)}`),
+    ];
+    return { columns, rows, notes };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+export default defineSection<ColdStartRow>({ name: 'cold-start', title: 'Cold start', run });

@@ -1,0 +1,210 @@
+// Section: local mode ready time. What a developer waits for after `npx webhook-inbox dev`: from spawning
+// the CLI to `.webhook-inbox/local.json` (the instance says it is ready) and to the first 202 for a signed
+// delivery; then SIGTERM and a clean exit.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { loadProjectConfig } from '../config/load';
+import { SCHEMES } from '../lambdas/core/schemes';
+import { readSecretsFile, STATE_DIR } from '../local/secrets-file';
+import type { LocalState } from '../local/state-file';
+import { jsonBody } from './lib/bodies';
+import { median } from './lib/measure';
+import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'cli', 'bin.mjs');
+const PROVIDER = 'standard-webhooks';
+const RUNS = 5;
+const QUICK_RUNS = 2;
+const READY_TIMEOUT_MS = 90_000;
+const EXIT_TIMEOUT_MS = 30_000;
+const POLL_MS = 5;
+
+interface ReadyRow extends Record<string, unknown> {
+  run: string;
+  stateFileMs: number | null;
+  first202Ms: number | null;
+  /** SIGTERM to exit. */
+  stopMs: number | null;
+  exitCode: number | null;
+  stateFileRemoved: boolean | null;
+}
+
+interface RunResult {
+  stateFileMs: number;
+  first202Ms: number;
+  stopMs: number;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stateFileRemoved: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function ms(value: number | null): string {
+  return value === null ? 'n/a' : `${value.toFixed(0)} ms`;
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+}
+
+async function oneRun(): Promise<RunResult> {
+  const cwd = mkdtempSync(join(tmpdir(), 'webhook-inbox-ready-'));
+  let child: ChildProcess | undefined;
+  let output = '';
+  try {
+    copyFileSync(join(ROOT, 'cdk.json'), join(cwd, 'cdk.json'));
+    const config = loadProjectConfig(cwd);
+    const scheme = SCHEMES[config.providers[PROVIDER]?.scheme ?? PROVIDER];
+    if (!scheme) throw new SectionAbort(`no ${PROVIDER} provider in cdk.json's config`);
+    const stateFile = join(cwd, STATE_DIR, 'local.json');
+
+    const started = performance.now();
+    child = spawn(process.execPath, [CLI, 'dev', '--port', '0'], {
+      cwd,
+      env: { ...process.env, INIT_CWD: cwd, PORT: undefined, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const deadline = started + READY_TIMEOUT_MS;
+
+    while (!existsSync(stateFile)) {
+      if (child.exitCode !== null) throw new SectionAbort(`dev exited early (${child.exitCode}): ${output}`);
+      if (performance.now() > deadline)
+        throw new SectionAbort(`no ${stateFile} after ${READY_TIMEOUT_MS} ms`);
+      await sleep(POLL_MS);
+    }
+    const stateFileMs = performance.now() - started;
+
+    // The file is written in one call; a reader can still catch it half-written, so retry the parse.
+    let state: LocalState | undefined;
+    while (!state) {
+      try {
+        state = JSON.parse(readFileSync(stateFile, 'utf8')) as LocalState;
+      } catch {
+        if (performance.now() > deadline) throw new SectionAbort(`${stateFile} never became valid JSON`);
+        await sleep(POLL_MS);
+      }
+    }
+    const secret = readSecretsFile(state.secretsFile)[PROVIDER]?.[0];
+    if (!secret) throw new SectionAbort(`no ${PROVIDER} secret in ${state.secretsFile}`);
+    const id = `ready_${Date.now()}`;
+    const body = jsonBody(1024, id, 'invoice.paid', { timestamp: new Date().toISOString() });
+    const headers: Record<string, string> = {};
+    const signed = scheme.sign({
+      body,
+      secret,
+      timestamp: Math.floor(Date.now() / 1000),
+      id,
+      eventType: 'invoice.paid',
+    });
+    for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+    headers['content-type'] ??= 'application/json';
+    let first202Ms: number | undefined;
+    let lastStatus = 'none';
+    while (first202Ms === undefined) {
+      try {
+        const response = await fetch(`${state.gatewayUrl}/webhooks/${PROVIDER}`, {
+          method: 'POST',
+          headers,
+          body,
+        });
+        await response.arrayBuffer();
+        lastStatus = String(response.status);
+        if (response.status === 202) first202Ms = performance.now() - started;
+      } catch (error) {
+        lastStatus = (error as Error).message;
+      }
+      if (first202Ms === undefined) {
+        if (performance.now() > deadline)
+          throw new SectionAbort(`no 202 within ${READY_TIMEOUT_MS} ms (last: ${lastStatus})`);
+        await sleep(POLL_MS);
+      }
+    }
+
+    const stopping = performance.now();
+    child.kill('SIGTERM');
+    const exit = await Promise.race([exited(child), sleep(EXIT_TIMEOUT_MS).then(() => undefined)]);
+    if (!exit) throw new SectionAbort(`dev did not exit within ${EXIT_TIMEOUT_MS} ms of SIGTERM: ${output}`);
+    return {
+      stateFileMs,
+      first202Ms,
+      stopMs: performance.now() - stopping,
+      exitCode: exit.code,
+      signal: exit.signal,
+      stateFileRemoved: !existsSync(stateFile),
+    };
+  } finally {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
+const columns: Column<ReadyRow>[] = [
+  { header: 'Run', cell: (r) => r.run },
+  { header: 'Spawn -> local.json', cell: (r) => ms(r.stateFileMs), align: 'right' },
+  { header: 'Spawn -> first 202', cell: (r) => ms(r.first202Ms), align: 'right' },
+  { header: 'SIGTERM -> exit', cell: (r) => ms(r.stopMs), align: 'right' },
+  { header: 'Exit code', cell: (r) => (r.exitCode === null ? 'n/a' : String(r.exitCode)), align: 'right' },
+  {
+    header: 'local.json removed',
+    cell: (r) => (r.stateFileRemoved === null ? '' : r.stateFileRemoved ? 'yes' : 'NO'),
+  },
+];
+
+async function run(context: SectionContext) {
+  const runs = context.quick ? QUICK_RUNS : RUNS;
+  const results: RunResult[] = [];
+  for (let i = 0; i < runs; i++) {
+    const result = await oneRun();
+    results.push(result);
+    context.log(
+      `local-ready: run ${i + 1}/${runs}: local.json ${ms(result.stateFileMs)}, first 202 ${ms(result.first202Ms)}, exit ${result.exitCode ?? result.signal}`,
+    );
+  }
+  const rows: ReadyRow[] = results.map((r, i) => ({
+    run: String(i + 1),
+    stateFileMs: r.stateFileMs,
+    first202Ms: r.first202Ms,
+    stopMs: r.stopMs,
+    exitCode: r.exitCode,
+    stateFileRemoved: r.stateFileRemoved,
+  }));
+  rows.push({
+    run: 'median',
+    stateFileMs: median(results.map((r) => r.stateFileMs)),
+    first202Ms: median(results.map((r) => r.first202Ms)),
+    stopMs: median(results.map((r) => r.stopMs)),
+    exitCode: null,
+    stateFileRemoved: null,
+  });
+  const cleanExits = results.filter((r) => r.exitCode === 0).length;
+  const removed = results.filter((r) => r.stateFileRemoved).length;
+  const notes = [
+    `Exit after SIGTERM: ${cleanExits}/${runs} exited 0 (${cleanExits === runs ? 'ok' : 'FAILED'}); ` +
+      `local.json removed on exit: ${removed}/${runs} (${removed === runs ? 'ok' : 'FAILED'}).`,
+    `Method: \`node cli/bin.mjs dev --port 0\` spawned with cwd and INIT_CWD = a fresh temp dir holding a ` +
+      'copy of cdk.json (so every run is a first start: secrets.json is generated, dynalite and fauxqs ' +
+      `start in memory). Times from spawn; local.json polled every ${POLL_MS} ms; then one signed ` +
+      `${PROVIDER} delivery (1 KiB JSON), retried every ${POLL_MS} ms until 202. ${runs} runs in sequence; median.`,
+    'Includes Node start, tsx registering its loader and compiling the CLI and everything it imports ' +
+      '(the AWS SDK, dynalite, fauxqs) on this shared, loaded machine.',
+  ];
+  return { columns, rows, notes };
+}
+
+export default defineSection<ReadyRow>({ name: 'local-ready', title: 'Local mode ready time', run });
