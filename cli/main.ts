@@ -1,7 +1,106 @@
-const [command] = process.argv.slice(2);
-if (command === 'dev') {
-  console.log('webhook-inbox dev: local mode is not built yet (see the local-mode issue).');
-  process.exit(0);
+// The `webhook-inbox` command. Each subcommand lives in its own module and loads what it needs (config,
+// SDK clients, schemes) only when it runs, so `--help` and usage errors answer at once.
+//
+// Exit codes: 0 done, 1 failed at run time (no local instance, AWS refused, a selftest check failed),
+// 2 usage error (unknown command, provider or option, bad value). Errors are one line, never a stack.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { registerDeliveries } from './deliveries';
+import { registerDlq } from './dlq';
+import { registerEndpoints } from './endpoints';
+import { EXIT, reportError } from './output';
+import { registerSecrets } from './secrets';
+import { registerSelftest } from './selftest';
+import { registerSend } from './send';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+/** Set by `dev`, which keeps running after its action returns. */
+let keepRunning = false;
+
+function port(value: string): string {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw new InvalidArgumentError('not a TCP port');
+  return value;
 }
-console.error(`webhook-inbox: unknown command ${command ?? ''}`.trim());
-process.exit(2);
+
+export function buildProgram(): Command {
+  const program = new Command('webhook-inbox')
+    .description(
+      'Receive webhooks safely: verify, claim once, queue, process, dead-letter.\n' +
+        'Commands act on the local instance (`npm start`) unless given --stack NAME.',
+    )
+    .version(version, '-v, --version')
+    .exitOverride()
+    .configureOutput({ outputError: () => undefined })
+    .showSuggestionAfterError(true);
+
+  program
+    .command('dev')
+    .description('run the whole inbox locally (what `npm start` runs) until Ctrl-C')
+    .option('--port <n>', 'HTTP port (default: PORT, else 3000; 0 picks a free one)', port)
+    .option('--data-dir <dir>', 'keep the inbox table here across restarts (default: in memory)')
+    .action(async (options: { port?: string; dataDir?: string }) => {
+      const { localPort } = await import('../config/load');
+      const { runDev } = await import('./dev');
+      keepRunning = true;
+      await runDev({ port: localPort(options.port), dataDir: options.dataDir });
+    });
+
+  registerSend(program);
+  registerSelftest(program);
+  registerDeliveries(program);
+  registerDlq(program);
+  registerSecrets(program);
+  registerEndpoints(program);
+
+  program.addHelpText(
+    'after',
+    `
+Start here:
+  $ npm start                                  # the local instance, in another terminal
+  $ webhook-inbox send github --event push     # a signed sample delivery
+  $ webhook-inbox selftest github              # the verification drill
+  $ webhook-inbox deliveries list              # what the inbox recorded
+  $ webhook-inbox endpoints --stack my-inbox   # URLs to register after deploying
+
+\`webhook-inbox <command> --help\` describes each command; every listing takes --json.`,
+  );
+  return program;
+}
+
+/** Commander's own errors, as one line: `unknown option '--x' (Did you mean --json?)`. */
+function usageLine(error: CommanderError): string {
+  return error.message
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; a group without its subcommand printed its help.
+      if (error.exitCode === 0) return EXIT.ok;
+      if (error.code === 'commander.help') return EXIT.usage;
+      process.stderr.write(`webhook-inbox: ${usageLine(error)} (see --help)\n`);
+      return EXIT.usage;
+    }
+    return reportError(error);
+  }
+}
+
+const code = await main(process.argv);
+if (!keepRunning) {
+  // Exit once stdout has drained; SDK sockets and timers must not keep a finished command alive.
+  process.stdout.write('', () => process.exit(code));
+} else if (code !== EXIT.ok) {
+  process.exit(code);
+}

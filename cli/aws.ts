@@ -1,0 +1,204 @@
+// The deployed-stack side of the CLI: the stack's outputs (DescribeStacks), provider secrets in Secrets
+// Manager, and SQS's own DLQ redrive (StartMessageMoveTask). The only CLI module that calls the AWS SDK
+// directly; everything else goes through the adapters in lambdas/adapters.
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import {
+  ListMessageMoveTasksCommand,
+  type SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import type { Config } from '../config';
+import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
+import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
+import { CliError, describeError } from './output';
+import type { SecretStore, Target } from './target';
+
+const REQUIRED = [
+  STACK_OUTPUTS.apiUrl,
+  STACK_OUTPUTS.queueUrl,
+  STACK_OUTPUTS.queueArn,
+  STACK_OUTPUTS.dlqUrl,
+  STACK_OUTPUTS.dlqArn,
+  STACK_OUTPUTS.tableName,
+  STACK_OUTPUTS.bucketName,
+] as const;
+
+function awsFailure(action: string, error: unknown, hint?: string): CliError {
+  const name = error instanceof Error ? error.name : '';
+  const credentials = /Credential|ExpiredToken|UnrecognizedClient|InvalidClientTokenId|SSO/i.test(
+    `${name} ${describeError(error)}`,
+  );
+  return new CliError(
+    `${action}: ${describeError(error)}`,
+    credentials ? 'check your AWS credentials (--profile NAME, or `aws sso login`)' : hint,
+  );
+}
+
+export async function awsTarget(
+  options: { stack: string; region?: string; profile?: string },
+  config: Config,
+): Promise<Target> {
+  // The default credential chain reads AWS_PROFILE; set it before any client exists.
+  if (options.profile) process.env.AWS_PROFILE = options.profile;
+  const cloudformation = new CloudFormationClient(options.region ? { region: options.region } : {});
+  let region: string;
+  let outputs: Record<string, string>;
+  try {
+    region = await cloudformation.config.region();
+    const { Stacks: stacks = [] } = await cloudformation.send(
+      new DescribeStacksCommand({ StackName: options.stack }),
+    );
+    const stack = stacks[0];
+    if (!stack) throw new Error(`stack ${options.stack} not found`);
+    outputs = Object.fromEntries(
+      (stack.Outputs ?? []).flatMap((o) =>
+        o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [],
+      ),
+    );
+  } catch (error) {
+    throw awsFailure(
+      `cannot read stack ${options.stack}`,
+      error,
+      /region/i.test(describeError(error)) ? 'pass --region' : 'check the stack name, --region and --profile',
+    );
+  } finally {
+    cloudformation.destroy();
+  }
+  const missing = REQUIRED.filter((name) => !outputs[name]);
+  if (missing.length > 0) {
+    throw new CliError(
+      `stack ${options.stack} (${region}) lacks the output${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+      'is it a webhook-inbox stack, deployed with this version?',
+    );
+  }
+  const output = (name: string) => outputs[name] as string;
+  const gatewayUrl = output(STACK_OUTPUTS.apiUrl).replace(/\/+$/, '');
+  let clients: AwsClients | undefined;
+  const getClients = async () => {
+    clients ??= createAwsClients({ region });
+    return clients;
+  };
+  const secretArn = (provider: string): string => {
+    const arn =
+      outputs[`${STACK_OUTPUTS.secretArnPrefix}${outputSuffix(provider)}`] ??
+      config.providers[provider]?.secretArn;
+    if (!arn) {
+      throw new CliError(
+        `stack ${options.stack} has no secret for provider ${provider}`,
+        'deploy the stack with this provider in cdk.json',
+      );
+    }
+    return arn;
+  };
+  return {
+    kind: 'aws',
+    description: `stack ${options.stack} (${region})`,
+    gatewayUrl,
+    region,
+    tableName: output(STACK_OUTPUTS.tableName),
+    queueUrl: output(STACK_OUTPUTS.queueUrl),
+    queueArn: output(STACK_OUTPUTS.queueArn),
+    dlqUrl: output(STACK_OUTPUTS.dlqUrl),
+    dlqArn: output(STACK_OUTPUTS.dlqArn),
+    bucketName: output(STACK_OUTPUTS.bucketName),
+    endpointUrl: (provider) =>
+      outputs[`${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`] ??
+      `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
+    secrets: secretsManagerStore(async () => (await getClients()).secrets, secretArn),
+    clients: getClients,
+    close: () => {
+      for (const client of Object.values(clients ?? {})) client.destroy();
+    },
+  };
+}
+
+function secretsManagerStore(
+  client: () => Promise<SecretsManagerClient>,
+  secretArn: (provider: string) => string,
+): SecretStore {
+  const version = async (provider: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS') => {
+    try {
+      const { SecretString } = await (await client()).send(
+        new GetSecretValueCommand({ SecretId: secretArn(provider), VersionStage: stage }),
+      );
+      return SecretString;
+    } catch (error) {
+      if (error instanceof Error && error.name === 'ResourceNotFoundException') return undefined;
+      throw awsFailure(`cannot read the ${stage} secret of ${provider}`, error);
+    }
+  };
+  const list = async (provider: string) => {
+    const [current, previous] = await Promise.all([
+      version(provider, 'AWSCURRENT'),
+      version(provider, 'AWSPREVIOUS'),
+    ]);
+    return [current, previous].filter((s): s is string => typeof s === 'string');
+  };
+  return {
+    location: secretArn,
+    list,
+    rotate: async (provider, value) => {
+      try {
+        // Secrets Manager moves AWSCURRENT to the new version and AWSPREVIOUS to the old one.
+        await (await client()).send(
+          new PutSecretValueCommand({ SecretId: secretArn(provider), SecretString: value }),
+        );
+      } catch (error) {
+        throw awsFailure(`cannot store the new secret of ${provider}`, error);
+      }
+      return list(provider);
+    },
+  };
+}
+
+export interface MoveTaskStatus {
+  status: string;
+  moved: number;
+  toMove?: number;
+  failureReason?: string;
+  taskHandle?: string;
+}
+
+/** SQS's own DLQ redrive: moves every message of the DLQ back to its source queue. */
+export async function startMessageMove(
+  sqs: SQSClient,
+  input: { dlqArn: string; queueArn: string; maxPerSecond?: number },
+): Promise<string | undefined> {
+  try {
+    const { TaskHandle } = await sqs.send(
+      new StartMessageMoveTaskCommand({
+        SourceArn: input.dlqArn,
+        DestinationArn: input.queueArn,
+        ...(input.maxPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: input.maxPerSecond }),
+      }),
+    );
+    return TaskHandle;
+  } catch (error) {
+    throw awsFailure('cannot start the redrive (StartMessageMoveTask)', error);
+  }
+}
+
+/** The most recent move task of the DLQ. */
+export async function latestMessageMove(sqs: SQSClient, dlqArn: string): Promise<MoveTaskStatus | undefined> {
+  try {
+    const { Results: results = [] } = await sqs.send(
+      new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: 1 }),
+    );
+    const task = results[0];
+    if (!task) return undefined;
+    return {
+      status: task.Status ?? 'UNKNOWN',
+      moved: task.ApproximateNumberOfMessagesMoved ?? 0,
+      toMove: task.ApproximateNumberOfMessagesToMove,
+      failureReason: task.FailureReason,
+      taskHandle: task.TaskHandle,
+    };
+  } catch (error) {
+    throw awsFailure('cannot read the redrive progress (ListMessageMoveTasks)', error);
+  }
+}

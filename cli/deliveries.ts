@@ -1,0 +1,195 @@
+// `webhook-inbox deliveries list|show`: what the inbox table says about deliveries: status, attempts,
+// last error, times, queue message id.
+import { type Command, InvalidArgumentError } from 'commander';
+import pc from 'picocolors';
+import type { InboxRecord } from '../lambdas/core/inbox';
+import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
+import {
+  CliError,
+  dash,
+  details,
+  formatTime,
+  inboxStatus,
+  parseDuration,
+  print,
+  printJson,
+  table,
+  truncate,
+  UsageError,
+} from './output';
+
+const STATUSES = ['claimed', 'enqueued', 'processing', 'processed', 'failed', 'dead-lettered'];
+
+interface ListOptions extends TargetOptions, JsonOption {
+  provider?: string;
+  status?: string;
+  since?: number;
+  limit: number;
+}
+
+function status(value: string): string {
+  if (!STATUSES.includes(value)) throw new InvalidArgumentError(`must be one of ${STATUSES.join(', ')}`);
+  return value;
+}
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('a duration such as 30s, 15m, 2h or 7d');
+  return ms;
+}
+
+/** The record without the lease tokens, which mean nothing outside the pipeline. */
+function publicRecord(record: InboxRecord) {
+  const { claimToken: _claim, processingToken: _processing, ...rest } = record;
+  return rest;
+}
+
+export function registerDeliveries(program: Command): void {
+  const deliveries = program
+    .command('deliveries')
+    .description('look up deliveries in the inbox table (status, attempts, last error)');
+
+  const list = deliveries
+    .command('list')
+    .description('the newest deliveries, optionally filtered')
+    .option('--provider <id>', 'only this provider')
+    .option('--status <status>', `only this status: ${STATUSES.join(', ')}`, status)
+    .option('--since <duration>', 'only received within this long, e.g. 15m, 2h, 7d', duration)
+    .option('--limit <n>', 'at most this many', integer(1, 10_000), 50);
+  addTargetOptions(list);
+  addJsonOption(list);
+  list.addHelpText(
+    'after',
+    `
+Examples:
+  $ webhook-inbox deliveries list --status dead-lettered --since 2h
+  $ webhook-inbox deliveries list --provider stripe --json`,
+  );
+  list.action(async (options: ListOptions) => {
+    process.exitCode = await runList(options);
+  });
+
+  const show = deliveries
+    .command('show')
+    .description('one delivery, by provider and dedup key (or a unique prefix of it)')
+    .argument('<provider>', 'provider id')
+    .argument('<dedupKey>', 'the dedup key `send` and `deliveries list` print');
+  addTargetOptions(show);
+  addJsonOption(show);
+  show.action(async (provider: string, key: string, options: TargetOptions & JsonOption) => {
+    process.exitCode = await runShow(provider, key, options);
+  });
+}
+
+async function openInbox(options: TargetOptions, provider?: string) {
+  const { loadProject, providerOf } = await import('./context');
+  const project = await loadProject();
+  if (provider !== undefined) providerOf(project.config, provider);
+  const { resolveTarget } = await import('./target');
+  const target = await resolveTarget(options, project.config, project.cwd);
+  const { DynamoInbox } = await import('../lambdas/adapters/dynamo-inbox');
+  const inbox = new DynamoInbox((await target.clients()).dynamodb, target.tableName);
+  return { ...project, target, inbox };
+}
+
+async function runList(options: ListOptions): Promise<number> {
+  const { target, inbox } = await openInbox(options, options.provider);
+  try {
+    const records = await inbox.list({
+      provider: options.provider,
+      status: options.status as InboxRecord['status'] | undefined,
+      sinceMs: options.since === undefined ? undefined : Date.now() - options.since,
+      limit: options.limit,
+    });
+    if (options.json) {
+      printJson(records.map(publicRecord));
+      return 0;
+    }
+    if (records.length === 0) {
+      print(pc.dim(`no deliveries match (${target.description}, table ${target.tableName})`));
+      return 0;
+    }
+    print(
+      table(
+        ['received (UTC)', 'provider', 'event', 'status', 'attempts', 'last error', 'dedup key'],
+        records.map((r) => [
+          formatTime(r.receivedAt),
+          r.provider,
+          dash(r.eventType),
+          inboxStatus(r.status),
+          String(r.attempts ?? 0),
+          dash(r.lastErrorCode),
+          truncate(r.dedupKey, 36),
+        ]),
+      ),
+    );
+    print(
+      pc.dim(
+        `${records.length} deliver${records.length === 1 ? 'y' : 'ies'}, newest first (${target.description}). ` +
+          'Details: webhook-inbox deliveries show <provider> <dedup key or prefix>',
+      ),
+    );
+    return 0;
+  } finally {
+    target.close();
+  }
+}
+
+async function runShow(
+  providerId: string,
+  key: string,
+  options: TargetOptions & JsonOption,
+): Promise<number> {
+  const { target, inbox } = await openInbox(options, providerId);
+  try {
+    let record = await inbox.get(`${providerId}#${key}`);
+    if (!record) {
+      // A prefix, as `deliveries list` shortens long keys.
+      const prefix = key.replace(/…$/, '');
+      const matches =
+        prefix.length >= 6
+          ? (await inbox.list({ provider: providerId, limit: 100_000 })).filter((r) =>
+              r.dedupKey.startsWith(prefix),
+            )
+          : [];
+      if (matches.length > 1) {
+        throw new UsageError(
+          `"${prefix}" matches ${matches.length} ${providerId} deliveries; give more of the key`,
+        );
+      }
+      record = matches[0];
+    }
+    if (!record) {
+      throw new CliError(
+        `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
+        'list them with `webhook-inbox deliveries list`',
+      );
+    }
+    if (options.json) {
+      printJson(publicRecord(record));
+      return 0;
+    }
+    const expires = new Date(record.expiresAt * 1000).toISOString();
+    print(
+      details([
+        ['provider', record.provider],
+        ['dedup key', record.dedupKey],
+        ['status', inboxStatus(record.status)],
+        ['event type', record.eventType],
+        ['delivery id', record.deliveryId],
+        ['attempts', record.attempts ?? 0],
+        ['last error', record.lastErrorCode],
+        ['received', formatTime(record.receivedAt)],
+        ['enqueued', record.enqueuedAt ? formatTime(record.enqueuedAt) : undefined],
+        ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
+        ['message id', record.messageId],
+        ['payload sha256', record.payloadSha256],
+        ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
+        ['expires', `${expires.slice(0, 19).replace('T', ' ')} (dedup window ends)`],
+      ]),
+    );
+    return 0;
+  } finally {
+    target.close();
+  }
+}

@@ -1,0 +1,65 @@
+// `webhook-inbox dev` (what `npm start` runs): the local inbox in the foreground until Ctrl-C.
+import { resolve } from 'node:path';
+import pc from 'picocolors';
+import { loadProjectConfig, projectDir } from '../config/load';
+import { consoleLogger } from '../local/console-log';
+import { type LocalInbox, PortInUseError, startLocalInbox } from '../local/local-inbox';
+
+export interface DevOptions {
+  port: number;
+  dataDir?: string;
+  cwd?: string;
+}
+
+export async function runDev(options: DevOptions): Promise<void> {
+  const started = performance.now();
+  const cwd = options.cwd ?? projectDir();
+  const config = loadProjectConfig(cwd);
+  let inbox: LocalInbox;
+  try {
+    inbox = await startLocalInbox({
+      config,
+      cwd,
+      port: options.port,
+      dataDir: options.dataDir ? resolve(cwd, options.dataDir) : undefined,
+      logs: consoleLogger(),
+    });
+  } catch (error) {
+    if (error instanceof PortInUseError) {
+      console.error(
+        `webhook-inbox: port ${error.port} is already in use; pick another with --port <n> (or PORT=<n>)`,
+      );
+      process.exit(1);
+    }
+    throw error;
+  }
+  const readyMs = Math.round(performance.now() - started);
+  const { state } = inbox;
+  const lines = [
+    '',
+    pc.bold(`webhook-inbox is running locally (ready in ${readyMs} ms)`),
+    '',
+    ...Object.keys(config.providers).map(
+      (id) => `  ${id.padEnd(18)} POST ${state.gatewayUrl}/webhooks/${id}`,
+    ),
+    '',
+    `  secrets       ${state.secretsFile}`,
+    `  state         ${options.dataDir ? `inbox table kept in ${options.dataDir}; queues and S3 are in memory (fauxqs cannot persist)` : 'in memory (use --data-dir DIR to keep the inbox table)'}`,
+    '',
+    `  Send a signed test event:   ${pc.cyan('npx webhook-inbox send github')}`,
+    `  Run the verification drill: ${pc.cyan('npx webhook-inbox selftest github')}`,
+    '',
+    pc.dim('Ctrl-C to stop.'),
+    '',
+  ];
+  console.log(lines.join('\n'));
+  const shutdown = (signal: string) => {
+    console.log(pc.dim(`\n${signal}: stopping (letting in-flight work finish)…`));
+    inbox.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}

@@ -1,0 +1,161 @@
+// What the CLI prints: tables for people, JSON for scripts, and one-line errors with the right exit code
+// (2 for a usage mistake, 1 for a failure at run time). Kept light: every command loads it at start-up.
+import Table from 'cli-table3';
+import pc from 'picocolors';
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** The command line was wrong (unknown provider, bad value, refused without a confirmation flag): exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Something failed while running (no local instance, AWS refused, a check failed): exit 1. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    /** What to do about it, printed after the message on the same line. */
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+
+/** The message of an error and of its causes, on one line, without a stack trace. */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 4; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      const text = oneLine(current.message || current.name);
+      parts.push(typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text);
+      current = current.cause;
+    } else {
+      parts.push(oneLine(String(current)));
+      current = undefined;
+    }
+  }
+  return parts.filter((part, index) => part && parts.indexOf(part) === index).join(': ');
+}
+
+/** Prints an error as `webhook-inbox: ...` and returns the exit code it deserves. */
+export function reportError(error: unknown): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`webhook-inbox: ${oneLine(error.message)}\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    const hint = error.hint ? ` (${oneLine(error.hint)})` : '';
+    process.stderr.write(`webhook-inbox: ${oneLine(error.message)}${hint}\n`);
+    return EXIT.failure;
+  }
+  if (error instanceof Error && error.name === 'ConfigError') {
+    process.stderr.write(`webhook-inbox: invalid configuration: ${oneLine(error.message)}\n`);
+    return EXIT.failure;
+  }
+  process.stderr.write(`webhook-inbox: ${describeError(error)}\n`);
+  return EXIT.failure;
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function print(text = ''): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/** Borders around the table and under the head, none between rows. */
+const NO_ROW_LINES = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
+/** A bordered table; `head` is printed bold. Cells are strings already (colour them before). */
+export function table(head: string[], rows: string[][]): string {
+  const t = new Table({
+    head: head.map((h) => pc.bold(h)),
+    style: { head: [], border: [] },
+    chars: NO_ROW_LINES,
+  });
+  for (const row of rows) t.push(row);
+  return t.toString();
+}
+
+/** Label / value pairs, for one record. Undefined values are shown as a dash. */
+export function details(pairs: readonly (readonly [string, string | number | undefined])[]): string {
+  const t = new Table({ style: { head: [], border: [] }, chars: NO_ROW_LINES });
+  for (const [label, value] of pairs) {
+    t.push([pc.dim(label), value === undefined || value === '' ? pc.dim('-') : String(value)]);
+  }
+  return t.toString();
+}
+
+export function dash(value: string | number | undefined): string {
+  return value === undefined || value === '' ? pc.dim('-') : String(value);
+}
+
+export function truncate(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+}
+
+export function statusColour(status: number): (text: string) => string {
+  if (status >= 200 && status < 300) return pc.green;
+  if (status >= 400 && status < 500) return pc.yellow;
+  return pc.red;
+}
+
+const INBOX_COLOURS: Record<string, (text: string) => string> = {
+  processed: pc.green,
+  enqueued: pc.cyan,
+  processing: pc.cyan,
+  claimed: pc.dim,
+  failed: pc.yellow,
+  'dead-lettered': pc.red,
+};
+
+export function inboxStatus(status: string): string {
+  return (INBOX_COLOURS[status] ?? ((s: string) => s))(status);
+}
+
+/** `3s`, `4m`, `2h 5m`, `3d 4h`: how long ago, for people. */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours}h ${minutes % 60}m` : `${hours}h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days}d ${hours % 24}h` : `${days}d`;
+}
+
+/** An ISO time as `2026-11-30 12:00:05` (UTC) plus its age. */
+export function formatTime(iso: string | undefined, nowMs = Date.now()): string {
+  if (!iso) return pc.dim('-');
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  return `${iso.slice(0, 19).replace('T', ' ')} ${pc.dim(`(${formatAge(nowMs - ms)} ago)`)}`;
+}
+
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30s`, `15m`, `2h`, `7d` in milliseconds, or undefined if the text is not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+/**
+ * A secret shown without giving it away: its provider prefix (`whsec_`, `shpss_`, ...) and last four
+ * characters. Short secrets show nothing but their length.
+ */
+export function maskSecret(secret: string): string {
+  const prefix = /^([a-z]+_)+/.exec(secret)?.[0] ?? '';
+  const rest = secret.slice(prefix.length);
+  if (rest.length < 12) return `${prefix}${'*'.repeat(8)} (${secret.length} chars)`;
+  return `${prefix}${'*'.repeat(8)}${rest.slice(-4)} (${secret.length} chars)`;
+}

@@ -1,0 +1,151 @@
+// `webhook-inbox secrets rotate|show`: the signing secrets the inbox verifies with. Rotation keeps the
+// previous secret valid (exactly one), so deliveries signed before the provider switches still verify.
+import type { Command } from 'commander';
+import pc from 'picocolors';
+import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
+import { details, maskSecret, print, printJson, UsageError } from './output';
+
+interface RotateOptions extends TargetOptions, JsonOption {
+  value?: string;
+}
+
+interface ShowOptions extends TargetOptions, JsonOption {
+  reveal?: boolean;
+}
+
+const LABELS = ['current', 'previous'];
+
+export function registerSecrets(program: Command): void {
+  const secrets = program.command('secrets').description("rotate or show a provider's signing secrets");
+
+  const rotate = secrets
+    .command('rotate')
+    .description('store a new secret; the current one stays valid as the previous one')
+    .argument('<provider>', 'provider id')
+    .option('--value <secret>', "the new secret (default: a random one in the provider's format)");
+  addTargetOptions(rotate);
+  addJsonOption(rotate);
+  rotate.addHelpText(
+    'after',
+    `
+After a rotation the inbox accepts the new secret and the one before it; anything older is refused.
+Locally this rewrites .webhook-inbox/secrets.json (the running instance picks it up at once); on AWS
+it is PutSecretValue (the old version becomes AWSPREVIOUS; warm Lambdas refresh within seconds of the
+first signature they cannot check).
+
+Providers that issue their own secrets (Stripe, Slack, Shopify, ...): roll it in their dashboard, then
+  $ webhook-inbox secrets rotate stripe --value whsec_...
+Providers where you choose it (GitHub, Mobazha, partners): rotate here, then paste the new one there:
+  $ webhook-inbox secrets rotate github && webhook-inbox secrets show github --reveal`,
+  );
+  rotate.action(async (provider: string, options: RotateOptions) => {
+    process.exitCode = await runRotate(provider, options);
+  });
+
+  const show = secrets
+    .command('show')
+    .description('the current and previous secret (masked unless --reveal)')
+    .argument('<provider>', 'provider id')
+    .option('--reveal', 'print the secrets themselves');
+  addTargetOptions(show);
+  addJsonOption(show);
+  show.action(async (provider: string, options: ShowOptions) => {
+    process.exitCode = await runShow(provider, options);
+  });
+}
+
+async function open(providerId: string, options: TargetOptions) {
+  const { loadProject, providerOf } = await import('./context');
+  const { config, cwd } = await loadProject();
+  const provider = providerOf(config, providerId);
+  const { resolveTarget } = await import('./target');
+  const target = await resolveTarget(options, config, cwd);
+  return { provider, target };
+}
+
+async function runRotate(providerId: string, options: RotateOptions): Promise<number> {
+  if (options.value !== undefined && (options.value === '' || options.value.trim() !== options.value)) {
+    throw new UsageError('--value must be non-empty, without surrounding spaces or newlines');
+  }
+  const { provider, target } = await open(providerId, options);
+  try {
+    const { randomSecret, signDelivery } = await import('./delivery');
+    const { GUIDES } = await import('./guide');
+    const value = options.value ?? randomSecret(provider);
+    // A secret the scheme cannot sign with (not whsec_ base64 for Standard Webhooks) would fail closed.
+    try {
+      signDelivery(
+        provider,
+        { body: Buffer.from('{}'), deliveryId: 'msg_check', extraHeaders: {} },
+        { secret: value, timestamp: Math.floor(Date.now() / 1000), url: target.endpointUrl(provider.id) },
+      );
+    } catch {
+      throw new UsageError(`--value is not a usable ${provider.scheme} secret`);
+    }
+    const versions = await target.secrets.rotate(provider.id, value);
+    const guide = GUIDES[provider.scheme];
+    const generatedForIssuer = options.value === undefined && guide.issuer === 'provider';
+    const next =
+      guide.issuer === 'you'
+        ? `paste the new secret into ${guide.name}: ${guide.where} (print it with \`webhook-inbox secrets show ${provider.id} --reveal\`)`
+        : generatedForIssuer
+          ? `${guide.name} issues its own secrets, so this random one only suits local tests: roll the secret at ${guide.name} (${guide.where}) and store it with \`webhook-inbox secrets rotate ${provider.id} --value <secret>\``
+          : `make sure ${guide.name} signs with this secret (${guide.where}); the previous one is accepted until the next rotation`;
+    if (options.json) {
+      printJson({
+        provider: provider.id,
+        location: target.secrets.location(provider.id),
+        versions: versions.map((secret, index) => ({
+          label: LABELS[index] ?? 'older',
+          masked: maskSecret(secret),
+        })),
+        next,
+      });
+    } else {
+      print(`${pc.green(`rotated the ${provider.id} secret`)} in ${target.secrets.location(provider.id)}`);
+      print(
+        details(versions.map((secret, index) => [LABELS[index] ?? 'older', maskSecret(secret)] as const)),
+      );
+      print(`accepted now: the new secret and the previous one; anything older gets 401.`);
+      print(`${pc.bold('next:')} ${next}`);
+    }
+    return 0;
+  } finally {
+    target.close();
+  }
+}
+
+async function runShow(providerId: string, options: ShowOptions): Promise<number> {
+  const { provider, target } = await open(providerId, options);
+  try {
+    const secrets = await target.secrets.list(provider.id);
+    const shown = secrets.map((secret, index) => ({
+      label: LABELS[index] ?? 'older',
+      ...(options.reveal ? { secret } : { masked: maskSecret(secret) }),
+    }));
+    if (options.json) {
+      printJson({
+        provider: provider.id,
+        location: target.secrets.location(provider.id),
+        revealed: !!options.reveal,
+        secrets: shown,
+      });
+      return 0;
+    }
+    print(`${provider.id} secrets in ${target.secrets.location(provider.id)}`);
+    if (shown.length === 0) {
+      print(
+        pc.yellow(
+          `none: every delivery fails closed; set one with \`webhook-inbox secrets rotate ${provider.id}\``,
+        ),
+      );
+      return 0;
+    }
+    print(details(shown.map((s) => [s.label, 'secret' in s ? s.secret : s.masked] as const)));
+    if (!options.reveal)
+      print(pc.dim('masked; add --reveal to print them (they are credentials: mind your terminal history)'));
+    return 0;
+  } finally {
+    target.close();
+  }
+}

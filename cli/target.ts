@@ -1,0 +1,116 @@
+// Where a command acts: the local instance of this project (found through `.webhook-inbox/local.json`) or,
+// with --stack, a deployed stack (found through its CloudFormation outputs). Either way the command gets
+// the gateway URL, the resource names, SDK clients pointed at the right endpoints, and the secrets.
+import type { Config } from '../config';
+import type { AwsClients } from '../lambdas/adapters/clients';
+import type { TargetOptions } from './options';
+import { CliError, UsageError } from './output';
+
+export interface SecretStore {
+  /** Where the secrets live, for messages: a file path or a secret ARN. */
+  location(provider: string): string;
+  /** Newest first: the one a provider signs with now, then the previous one(s) still accepted. */
+  list(provider: string): Promise<string[]>;
+  /** Stores `value` as the new current secret; the current one stays accepted as the previous one. */
+  rotate(provider: string, value: string): Promise<string[]>;
+}
+
+export interface Target {
+  kind: 'local' | 'aws';
+  /** For messages: `local instance at http://127.0.0.1:3000` or `stack my-inbox (eu-west-1)`. */
+  description: string;
+  gatewayUrl: string;
+  region: string;
+  tableName: string;
+  queueUrl: string;
+  queueArn: string;
+  dlqUrl: string;
+  dlqArn: string;
+  bucketName: string;
+  /** The URL to register with the provider. */
+  endpointUrl(provider: string): string;
+  secrets: SecretStore;
+  /** SDK clients for the target, built on first use. */
+  clients(): Promise<AwsClients>;
+  close(): void;
+}
+
+export async function resolveTarget(options: TargetOptions, config: Config, cwd: string): Promise<Target> {
+  if (options.stack === undefined) {
+    if (options.region !== undefined || options.profile !== undefined) {
+      throw new UsageError('--region and --profile apply to a deployed stack: add --stack NAME');
+    }
+    return localTarget(cwd);
+  }
+  const { awsTarget } = await import('./aws');
+  return awsTarget({ stack: options.stack, region: options.region, profile: options.profile }, config);
+}
+
+/** Whether a process is alive; EPERM means it is, under another user. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function localTarget(cwd: string): Promise<Target> {
+  const { readLocalState, stateFilePath } = await import('../local/state-file');
+  const { readSecretsFile, writeSecretsFile } = await import('../local/secrets-file');
+  const stateFile = stateFilePath(cwd);
+  let state: Awaited<ReturnType<typeof readLocalState>>;
+  try {
+    state = readLocalState(cwd);
+  } catch (error) {
+    throw new CliError(`cannot read ${stateFile}: ${(error as Error).message}`, 'restart `npm start`');
+  }
+  const start =
+    'start it with `npm start` or `npx webhook-inbox dev` in this directory, or pass --stack NAME';
+  if (!state) throw new CliError(`no local instance is running for ${cwd}`, start);
+  if (!isAlive(state.pid)) {
+    throw new CliError(
+      `the local instance recorded in ${stateFile} (pid ${state.pid}) is not running`,
+      start,
+    );
+  }
+  const { secretsFile } = state;
+  let clients: AwsClients | undefined;
+  const gatewayUrl = state.gatewayUrl.replace(/\/+$/, '');
+  return {
+    kind: 'local',
+    description: `local instance at ${gatewayUrl}`,
+    gatewayUrl,
+    region: state.region,
+    tableName: state.tableName,
+    queueUrl: state.queueUrl,
+    queueArn: state.queueArn,
+    dlqUrl: state.dlqUrl,
+    dlqArn: state.dlqArn,
+    bucketName: state.bucketName,
+    endpointUrl: (provider) => `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
+    secrets: {
+      location: (provider) => `${secretsFile} ["${provider}"]`,
+      list: async (provider) => readSecretsFile(secretsFile)[provider] ?? [],
+      rotate: async (provider, value) => {
+        const all = readSecretsFile(secretsFile);
+        const current = all[provider]?.[0];
+        // Exactly one previous secret stays valid: anything older is refused from now on.
+        all[provider] = current === undefined || current === value ? [value] : [value, current];
+        writeSecretsFile(secretsFile, all);
+        return all[provider];
+      },
+    },
+    clients: async () => {
+      if (!clients) {
+        const { createAwsClients } = await import('../lambdas/adapters/clients');
+        clients = createAwsClients({ ...state.endpoints, region: state.region });
+      }
+      return clients;
+    },
+    close: () => {
+      for (const client of Object.values(clients ?? {})) client.destroy();
+    },
+  };
+}

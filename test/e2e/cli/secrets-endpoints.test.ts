@@ -1,0 +1,102 @@
+// Secret rotation through the real command line against a running local instance: after a rotation the
+// previous secret still verifies, and after a second one the secret before it is refused. Then `endpoints`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalInbox } from '../../../local/local-inbox';
+import { CLI_TIMEOUT_MS, json, makeProject, readSecrets, runCli, startInstance } from './helpers';
+
+const project = makeProject();
+let inbox: LocalInbox;
+
+beforeAll(async () => {
+  inbox = await startInstance(project.dir);
+}, 120_000);
+
+afterAll(async () => {
+  await inbox?.stop();
+  project.remove();
+}, 60_000);
+
+describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
+  it('rotates keeping exactly one previous secret', async () => {
+    const original = readSecrets(project.dir).github?.[0] as string;
+    expect(original).toEqual(expect.any(String));
+
+    const first = await runCli(project.dir, ['secrets', 'rotate', 'github', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const rotated = json<{ provider: string; versions: { label: string; masked: string }[]; next: string }>(
+      first,
+    );
+    expect(rotated.provider).toBe('github');
+    expect(rotated.versions.map((v) => v.label)).toEqual(['current', 'previous']);
+    expect(first.stdout).not.toContain(original);
+    const afterFirst = readSecrets(project.dir).github as string[];
+    expect(afterFirst).toHaveLength(2);
+    expect(afterFirst[1]).toBe(original);
+    expect(afterFirst[0]).not.toBe(original);
+
+    // A provider that has not switched yet still signs with the previous secret: accepted.
+    const previous = await runCli(project.dir, ['send', 'github', '--secret', original, '--json']);
+    expect(previous.code, previous.stderr).toBe(0);
+    expect(json<{ status: number }>(previous).status).toBe(202);
+
+    const second = await runCli(project.dir, ['secrets', 'rotate', 'github']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('rotated the github secret');
+    expect(second.stdout).toContain('next:');
+    expect(second.stdout).toContain('Settings → Webhooks');
+    const afterSecond = readSecrets(project.dir).github as string[];
+    expect(afterSecond).toEqual([expect.any(String), afterFirst[0]]);
+
+    // Two rotations later the original secret is older than the previous one: refused.
+    const stale = await runCli(project.dir, ['send', 'github', '--secret', original]);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toContain('401');
+    expect(stale.stdout).toContain('bad_signature');
+  });
+
+  it('shows secrets masked unless --reveal', async () => {
+    const [current, previous] = readSecrets(project.dir).github as string[];
+    const [masked, revealed] = await Promise.all([
+      runCli(project.dir, ['secrets', 'show', 'github']),
+      runCli(project.dir, ['secrets', 'show', 'github', '--reveal', '--json']),
+    ]);
+    expect(masked.code, masked.stderr).toBe(0);
+    expect(masked.stdout).toContain('current');
+    expect(masked.stdout).toContain('--reveal');
+    expect(masked.stdout).not.toContain(current as string);
+    expect(masked.stdout).toContain((current as string).slice(-4));
+    const shown = json<{ revealed: boolean; secrets: { label: string; secret: string }[] }>(revealed);
+    expect(shown.revealed).toBe(true);
+    expect(shown.secrets).toEqual([
+      { label: 'current', secret: current },
+      { label: 'previous', secret: previous },
+    ]);
+  });
+});
+
+describe('webhook-inbox endpoints', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
+  it('lists the URL, where to paste it and the secret for every provider', async () => {
+    const [human, machine] = await Promise.all([
+      runCli(project.dir, ['endpoints']),
+      runCli(project.dir, ['endpoints', '--json']),
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    const base = inbox.state.gatewayUrl;
+    for (const text of [
+      `${base}/webhooks/github`,
+      `${base}/webhooks/square`,
+      'Settings → Webhooks',
+      'secrets show github --reveal',
+    ]) {
+      expect(human.stdout).toContain(text);
+    }
+    const endpoints = json<{ provider: string; url: string; where: string; secret: string }[]>(machine);
+    expect(endpoints).toHaveLength(11);
+    for (const endpoint of endpoints) {
+      expect(endpoint.url).toBe(`${base}/webhooks/${endpoint.provider}`);
+      expect(endpoint.where.length).toBeGreaterThan(10);
+      expect(endpoint.secret).toContain(endpoint.provider);
+    }
+    expect(endpoints.find((e) => e.provider === 'stripe')?.secret).toContain('--value');
+  });
+});

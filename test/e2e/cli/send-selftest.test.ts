@@ -1,0 +1,143 @@
+// `send` and `selftest` against a running local instance, through the real command line.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalInbox } from '../../../local/local-inbox';
+import { CLI_TIMEOUT_MS, json, makeProject, runCli, startInstance } from './helpers';
+
+interface SendResult {
+  provider: string;
+  status: number;
+  answer: { id?: string; duplicate?: boolean };
+  dedupKey: string;
+  responses: { status: number }[];
+}
+
+interface SelftestResult {
+  passed: boolean;
+  providers: {
+    provider: string;
+    passed: boolean;
+    checks: { id: string; result: 'pass' | 'fail' | 'skip'; got: string }[];
+  }[];
+}
+
+const project = makeProject();
+// A second instance with its own secrets: what an endpoint configured with another secret looks like.
+const other = makeProject();
+let inbox: LocalInbox;
+let otherInbox: LocalInbox;
+
+beforeAll(async () => {
+  [inbox, otherInbox] = await Promise.all([startInstance(project.dir), startInstance(other.dir)]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([inbox?.stop(), otherInbox?.stop()]);
+  project.remove();
+  other.remove();
+}, 60_000);
+
+describe('webhook-inbox send', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
+  it('sends a file: 202 the first time, 200 duplicate the second, under the id in the file', async () => {
+    const file = join(project.dir, 'evt.json');
+    const event = {
+      id: 'evt_1FileFixedId0000000000',
+      object: 'event',
+      type: 'charge.succeeded',
+      created: 1_764_000_000,
+      data: { object: { id: 'ch_1FileCharge', object: 'charge', amount: 500, currency: 'usd' } },
+    };
+    writeFileSync(file, `${JSON.stringify(event, null, 2)}\n`);
+
+    const first = await runCli(project.dir, ['send', 'stripe', '--file', file]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('202');
+    expect(first.stdout).toContain('evt_1FileFixedId0000000000');
+
+    const second = await runCli(project.dir, ['send', 'stripe', '--file', file, '--json']);
+    expect(second.code, second.stderr).toBe(0);
+    const result = json<SendResult>(second);
+    expect(result).toMatchObject({ provider: 'stripe', status: 200, dedupKey: 'evt_1FileFixedId0000000000' });
+    expect(result.answer.duplicate).toBe(true);
+  });
+
+  it('gives every sample a fresh id, so each send is a new delivery', async () => {
+    const [a, b] = await Promise.all([
+      runCli(project.dir, ['send', 'stripe', '--json']),
+      runCli(project.dir, ['send', 'stripe', '--json']),
+    ]);
+    const first = json<SendResult>(a as { code: number; stdout: string; stderr: string });
+    const second = json<SendResult>(b as { code: number; stdout: string; stderr: string });
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(first.dedupKey).toMatch(/^evt_/);
+    expect(second.dedupKey).not.toBe(first.dedupKey);
+    expect(first.answer.id).toBe(`stripe:${first.dedupKey}`);
+  });
+});
+
+describe('webhook-inbox selftest', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
+  it('passes the drill for every built-in provider', async () => {
+    const run = await runCli(project.dir, ['selftest', '--all', '--json']);
+    const result = json<SelftestResult>(run);
+    const failures = result.providers.flatMap((p) =>
+      p.checks.filter((c) => c.result === 'fail').map((c) => `${p.provider} ${c.id}: ${c.got}`),
+    );
+    expect(failures).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(result.passed).toBe(true);
+    expect(result.providers.map((p) => p.provider).sort()).toEqual(
+      [
+        'generic-hmac',
+        'github',
+        'linear',
+        'mobazha',
+        'paddle',
+        'shopify',
+        'slack',
+        'square',
+        'standard-webhooks',
+        'stripe',
+        'zoom',
+      ].sort(),
+    );
+    const outcome = (provider: string, check: string) =>
+      result.providers.find((p) => p.provider === provider)?.checks.find((c) => c.id === check)?.result;
+    // Every provider proves the same core: accepted, processed, deduplicated, tamper and forgery refused.
+    for (const p of result.providers) {
+      for (const check of ['accepted', 'processed', 'duplicate', 'tampered', 'wrong_secret']) {
+        expect(`${p.provider} ${check} ${outcome(p.provider, check)}`).toBe(`${p.provider} ${check} pass`);
+      }
+    }
+    // Schemes without a signed timestamp report the stale check as skipped, never as passed.
+    expect(['github', 'shopify', 'square'].map((p) => outcome(p, 'stale_timestamp'))).toEqual([
+      'skip',
+      'skip',
+      'skip',
+    ]);
+    expect(['stripe', 'slack', 'linear', 'zoom'].map((p) => outcome(p, 'stale_timestamp'))).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+    ]);
+    // Where an id is signed, the same id with another body is a conflict.
+    expect(['stripe', 'standard-webhooks', 'mobazha', 'paddle'].map((p) => outcome(p, 'conflict'))).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+    ]);
+    expect(outcome('github', 'conflict')).toBe('skip');
+  });
+
+  it('fails, with exit 1, against an endpoint that has another secret', async () => {
+    const url = `${otherInbox.state.gatewayUrl}/webhooks/github`;
+    const run = await runCli(project.dir, ['selftest', 'github', '--url', url]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(url);
+    expect(run.stdout).toMatch(/valid delivery accepted\s*│\s*202\s*│\s*401 bad_signature\s*│\s*FAIL/);
+    expect(run.stdout).toContain('github: ');
+    expect(run.stdout).toMatch(/[1-9]\d* failed/);
+  });
+});

@@ -1,0 +1,220 @@
+// `npm start` as a user runs it: a child process, a project directory of its own, real HTTP requests
+// signed by the providers' own libraries, and the inbox read back through the emulators.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sign as octokitSign } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAwsClients } from '../../../lambdas/adapters/clients';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
+import type { LocalState } from '../../../local/state-file';
+
+const REPO = resolve(import.meta.dirname, '../../..');
+const project = mkdtempSync(join(tmpdir(), 'webhook-inbox-e2e-'));
+let child: ChildProcess;
+let output = '';
+let state: LocalState;
+let readyMs = 0;
+
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; output so far:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  // The project's own cdk.json, with retries shortened so a transient failure reaches the DLQ quickly.
+  const cdk = JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8'));
+  cdk.context.webhookInbox.queue = {
+    ...cdk.context.webhookInbox.queue,
+    maxReceiveCount: 3,
+    backoffBaseSeconds: 1,
+    backoffCapSeconds: 2,
+  };
+  writeFileSync(join(project, 'cdk.json'), JSON.stringify(cdk));
+  const started = performance.now();
+  // `npm start` runs in the package root but keeps the caller's directory in INIT_CWD: started from the
+  // project directory, the instance keeps its state there and not in the repository.
+  child = spawn('npm', ['--prefix', REPO, 'start', '--silent', '--', '--port', '0'], {
+    cwd: project,
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  state = await waitFor('local.json', () => {
+    const file = join(project, '.webhook-inbox', 'local.json');
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as LocalState) : undefined;
+  });
+  readyMs = performance.now() - started;
+  // Measured, not asserted: the machine is shared.
+  console.log(`local mode: command to ready in ${Math.round(readyMs)} ms`);
+}, 90_000);
+
+afterAll(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  rmSync(project, { recursive: true, force: true });
+});
+
+const secrets = () =>
+  JSON.parse(readFileSync(join(project, '.webhook-inbox', 'secrets.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
+const post = (provider: string, body: string, headers: Record<string, string>) =>
+  fetch(`${state.gatewayUrl}/webhooks/${provider}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+const clients = () => createAwsClients({ ...state.endpoints, region: state.region });
+
+async function statusOf(pk: string, wanted: string): Promise<string> {
+  const inbox = new DynamoInbox(clients().dynamodb, state.tableName);
+  return waitFor(
+    `${pk} to be ${wanted}`,
+    async () => {
+      const record = await inbox.get(pk);
+      return record?.status === wanted ? record.status : undefined;
+    },
+    30_000,
+  );
+}
+
+describe('local mode (npm start)', () => {
+  it('prints a banner with the URL per provider and writes local.json', () => {
+    expect(output).toContain(`${state.gatewayUrl}/webhooks/github`);
+    expect(output).toContain('npx webhook-inbox send github');
+    expect(state.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(existsSync(join(project, '.webhook-inbox', 'secrets.json'))).toBe(true);
+  });
+
+  it('accepts a GitHub event signed by @octokit/webhooks-methods and processes it once', async () => {
+    const body = JSON.stringify({ zen: 'Approachable is better than simple.', hook_id: 1 });
+    const signature = await octokitSign(secrets().github![0]!, body);
+    const response = await post('github', body, {
+      'x-hub-signature-256': signature,
+      'x-github-event': 'ping',
+      'x-github-delivery': 'd-e2e-1',
+    });
+    expect(response.status).toBe(202);
+    const { id } = (await response.json()) as { id: string };
+    expect(await statusOf(id.replace(':', '#'), 'processed')).toBe('processed');
+    expect(output).toContain('github ping');
+  });
+
+  it("accepts a Stripe event signed by stripe's test helper, answers the duplicate 200, and processes it once", async () => {
+    const body = JSON.stringify({
+      id: 'evt_e2e_1',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      data: { object: { id: 'pi_1', amount: 500, currency: 'eur' } },
+    });
+    const header = new Stripe('sk_test_x').webhooks.generateTestHeaderString({
+      payload: body,
+      secret: secrets().stripe![0]!,
+    });
+    expect((await post('stripe', body, { 'stripe-signature': header })).status).toBe(202);
+    expect((await post('stripe', body, { 'stripe-signature': header })).status).toBe(200);
+    expect(await statusOf('stripe#evt_e2e_1', 'processed')).toBe('processed');
+  });
+
+  it('accepts a Standard Webhooks event signed by standardwebhooks; rejects a tampered body and a stale timestamp with 401', async () => {
+    const hook = new Webhook(secrets()['standard-webhooks']![0]!);
+    const body = JSON.stringify({
+      type: 'user.created',
+      timestamp: new Date().toISOString(),
+      data: { id: 'u_1' },
+    });
+    const now = new Date();
+    const headers = (id: string, at: Date, payload: string) => ({
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': hook.sign(id, at, payload),
+    });
+    expect((await post('standard-webhooks', body, headers('msg_e2e_1', now, body))).status).toBe(202);
+    expect(
+      (await post('standard-webhooks', body.replace('u_1', 'u_2'), headers('msg_e2e_2', now, body))).status,
+    ).toBe(401);
+    const stale = new Date(now.getTime() - 600_000);
+    expect((await post('standard-webhooks', body, headers('msg_e2e_3', stale, body))).status).toBe(401);
+    expect(await statusOf('standard-webhooks#msg_e2e_1', 'processed')).toBe('processed');
+  });
+
+  it('answers other paths 404 and other methods 405, as API Gateway does', async () => {
+    expect((await fetch(`${state.gatewayUrl}/admin`)).status).toBe(404);
+    expect((await fetch(`${state.gatewayUrl}/webhooks/github`)).status).toBe(405);
+  });
+
+  it('dead-letters a transient failure after maxReceiveCount, and a permanent one at once', async () => {
+    const hook = new Webhook(secrets()['standard-webhooks']![0]!);
+    const send = async (id: string, kind: string) => {
+      const body = JSON.stringify({
+        type: 'webhook-inbox.demo.failure',
+        timestamp: new Date().toISOString(),
+        data: { kind },
+      });
+      const at = new Date();
+      const response = await post('standard-webhooks', body, {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': hook.sign(id, at, body),
+      });
+      expect(response.status).toBe(202);
+    };
+    await send('msg_e2e_permanent', 'permanent');
+    expect(await statusOf('standard-webhooks#msg_e2e_permanent', 'dead-lettered')).toBe('dead-lettered');
+    await send('msg_e2e_transient', 'transient');
+    const ops = new SqsQueueOps(clients().sqs);
+    const inDlq = await waitFor(
+      '2 messages in the DLQ',
+      async () => {
+        const counts = await ops.counts(state.dlqUrl);
+        return counts.visible + counts.inFlight >= 2 ? counts.visible + counts.inFlight : undefined;
+      },
+      45_000,
+    );
+    expect(inDlq).toBe(2);
+    const inbox = new DynamoInbox(clients().dynamodb, state.tableName);
+    expect(await inbox.get('standard-webhooks#msg_e2e_transient')).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+    });
+  }, 60_000);
+
+  it('exits 0 within 5 seconds of SIGTERM, with nothing left listening and local.json removed', async () => {
+    const port = Number(new URL(state.gatewayUrl).port);
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const signalled = performance.now();
+    // Signal the inbox process itself (its pid is in local.json); npm passes its exit code through.
+    process.kill(state.pid, 'SIGTERM');
+    const code = await exited;
+    const stopMs = performance.now() - signalled;
+    console.log(`local mode: stopped ${Math.round(stopMs)} ms after SIGTERM`);
+    expect(code).toBe(0);
+    expect(stopMs).toBeLessThan(5_000);
+    const refused = await new Promise<boolean>((r) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        r(false);
+      });
+      socket.once('error', () => r(true));
+    });
+    expect(refused).toBe(true);
+    expect(existsSync(join(project, '.webhook-inbox', 'local.json'))).toBe(false);
+  });
+});
