@@ -3,6 +3,7 @@
 // the gateway URL, the resource names, SDK clients pointed at the right endpoints, and the secrets.
 import type { Config } from '../config';
 import type { AwsClients } from '../lambdas/adapters/clients';
+import type { ProvisionedResources } from '../local/resources';
 import type { TargetOptions } from './options';
 import { CliError, UsageError } from './output';
 
@@ -15,18 +16,12 @@ export interface SecretStore {
   rotate(provider: string, value: string): Promise<string[]>;
 }
 
-export interface Target {
+export interface Target extends ProvisionedResources {
   kind: 'local' | 'aws';
   /** For messages: `local instance at http://127.0.0.1:3000` or `stack my-inbox (eu-west-1)`. */
   description: string;
   gatewayUrl: string;
   region: string;
-  tableName: string;
-  queueUrl: string;
-  queueArn: string;
-  dlqUrl: string;
-  dlqArn: string;
-  bucketName: string;
   /** The URL to register with the provider. */
   endpointUrl(provider: string): string;
   secrets: SecretStore;

@@ -2,19 +2,14 @@
 // Written once the instance is ready, removed on shutdown.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ProvisionedResources } from './resources';
 import { STATE_DIR } from './secrets-file';
 
-export interface LocalState {
+export interface LocalState extends ProvisionedResources {
   pid: number;
   gatewayUrl: string;
   region: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
-  tableName: string;
-  queueUrl: string;
-  queueArn: string;
-  dlqUrl: string;
-  dlqArn: string;
-  bucketName: string;
   secretsFile: string;
   startedAt: string;
 }
