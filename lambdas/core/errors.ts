@@ -19,28 +19,6 @@ export class DependencyError extends WebhookInboxError {
   }
 }
 
-/** A provider has no usable secret configured. Fails closed: 500, never "valid". */
-export class NoSecretError extends WebhookInboxError {
-  constructor(
-    readonly provider: string,
-    options?: ErrorOptions,
-  ) {
-    super(`no usable secret for provider ${provider}`, options);
-    this.name = 'NoSecretError';
-  }
-}
-
-/** A conditional write lost to another writer (someone else holds the claim or the lease). */
-export class LostClaimError extends WebhookInboxError {
-  constructor(
-    readonly pk: string,
-    options?: ErrorOptions,
-  ) {
-    super(`lost the claim on ${pk}`, options);
-    this.name = 'LostClaimError';
-  }
-}
-
 /** A payload reference that is not `s3://<our bucket>/<key>`. Permanent: no retry can make it readable. */
 export class InvalidPayloadRefError extends WebhookInboxError {
   constructor(readonly ref: string) {

@@ -6,7 +6,7 @@ import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
-import { SqsEventSource } from '../../../local/sqs-event-source';
+import { SqsEventSource, sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import {
   processHandlerFor,
@@ -92,7 +92,6 @@ describe('processor: partial batch failures', () => {
     );
     const messages = await ctx.queueOps.receive(resources.queueUrl, { maxMessages: 10 });
     expect(messages).toHaveLength(10);
-    const { sqsRecordFrom } = await import('../../../local/sqs-event-source');
     const response = await processor.handler({
       Records: messages.map((m) => sqsRecordFrom(m, resources.queueArn)),
     });
@@ -237,7 +236,6 @@ describe('processor: exactly-once effects', () => {
   it('does not let a second worker run the effect while the first holds a live lease', async () => {
     await deliver('standard-webhooks', 'msg_lease', sw('item.created'));
     const [message] = await ctx.receiveAll(resources.queueUrl);
-    const { sqsRecordFrom } = await import('../../../local/sqs-event-source');
     let release: () => void = () => undefined;
     let effects = 0;
     const slow = processHandlerFor(

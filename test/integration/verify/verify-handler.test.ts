@@ -10,6 +10,7 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SecretsManagerSource } from '../../../lambdas/adapters/secrets';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { defineEvent } from '../../../lambdas/events';
+import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { injectFault } from '../../support/faults';
 import {
@@ -261,7 +262,7 @@ describe('verify handler: dependency failures lose nothing', () => {
       }),
     ]);
     for (const message of messages) {
-      const response = await processor.handler({ Records: [sqsRecord(message, resources.queueArn)] });
+      const response = await processor.handler({ Records: [sqsRecordFrom(message, resources.queueArn)] });
       expect(response.batchItemFailures).toEqual([]);
     }
     expect(effects).toBe(1);
@@ -353,34 +354,3 @@ describe('verify handler: bytes', () => {
     expect((await inbox().get('standard-webhooks#msg_bytes'))?.payloadSha256).toBe(envelope.payloadsha256);
   });
 });
-
-function sqsRecord(
-  message: {
-    messageId: string;
-    receiptHandle: string;
-    body: string;
-    attributes: Record<string, string>;
-    receiveCount?: number;
-    sentTimestamp?: number;
-  },
-  arn: string,
-) {
-  return {
-    messageId: message.messageId,
-    receiptHandle: message.receiptHandle,
-    body: message.body,
-    attributes: {
-      ApproximateReceiveCount: String(message.receiveCount ?? 1),
-      SentTimestamp: String(message.sentTimestamp ?? Date.now()),
-      SenderId: 'local',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: Object.fromEntries(
-      Object.entries(message.attributes).map(([k, v]) => [k, { stringValue: v, dataType: 'String' }]),
-    ),
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: arn,
-    awsRegion: 'us-east-1',
-  };
-}
