@@ -94,7 +94,10 @@ export async function acceptDelivery(
 ): Promise<DeliveryResult> {
   const facts: DeliveryFacts = { bytes: request.body.length };
   if (request.method !== 'POST') return { ...facts, outcome: 'rejected', reason: 'method_not_allowed' };
-  const provider = request.providerId === undefined ? undefined : deps.config.providers[request.providerId];
+  // Own keys only: the id comes from the URL, and `/webhooks/constructor` must not find Object's members.
+  const providers = deps.config.providers;
+  const id = request.providerId;
+  const provider = id !== undefined && Object.hasOwn(providers, id) ? providers[id] : undefined;
   if (!provider) return { ...facts, outcome: 'rejected', reason: 'unknown_provider' };
   facts.provider = provider.id;
   if (request.body.length > provider.maxBodyBytes)

@@ -98,7 +98,10 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     dedupKey: envelope.dedupkey,
   };
   const pk = inboxKey(envelope.provider, envelope.dedupkey);
-  const provider = deps.config.providers[envelope.provider];
+  // Own keys only: a provider named `constructor` or `__proto__` is unknown, not Object's.
+  const provider = Object.hasOwn(deps.config.providers, envelope.provider)
+    ? deps.config.providers[envelope.provider]
+    : undefined;
   const token = randomUUID();
   let leased = false;
 

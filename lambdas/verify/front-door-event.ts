@@ -22,7 +22,13 @@ function decodeBody(body: string | null | undefined, isBase64Encoded: boolean): 
 function providerFrom(pathParameter: string | undefined, path: string | undefined): string | undefined {
   if (pathParameter) return pathParameter;
   const match = path ? WEBHOOK_PATH.exec(path) : null;
-  return match ? decodeURIComponent(match[1] as string) : undefined;
+  if (!match) return undefined;
+  try {
+    return decodeURIComponent(match[1] as string);
+  } catch {
+    // A malformed escape (`%E0%A4%A`) names no provider: 404, as for any unknown one.
+    return undefined;
+  }
 }
 
 export function requestFromEvent(

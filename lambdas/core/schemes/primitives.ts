@@ -87,9 +87,13 @@ export function stringAt(value: unknown, path: readonly string[]): string | unde
   return typeof node === 'string' && node.length > 0 ? node : undefined;
 }
 
+// JSON text must be UTF-8 (RFC 8259): a body with invalid sequences is not JSON, even where replacing them
+// with U+FFFD would let it parse.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 export function parseJson(body: Buffer): Parsed<unknown> {
   try {
-    return { ok: true, value: JSON.parse(body.toString('utf8')) };
+    return { ok: true, value: JSON.parse(STRICT_UTF8.decode(body)) };
   } catch {
     return fail('not_json');
   }

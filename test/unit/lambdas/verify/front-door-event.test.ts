@@ -61,6 +61,10 @@ describe('requestFromEvent', () => {
     expect(requestFromEvent({ ...v2Event, rawPath: '/admin' }).providerId).toBeUndefined();
   });
 
+  it('leaves the provider undefined for a malformed percent-escape in the path, rather than throwing', () => {
+    expect(requestFromEvent({ ...v2Event, rawPath: '/webhooks/%E0%A4%A' }).providerId).toBeUndefined();
+  });
+
   it('reads an empty body as zero bytes', () => {
     expect(requestFromEvent({ ...restEvent, body: null }).body.length).toBe(0);
   });
