@@ -17,6 +17,8 @@ import { type Column, defineSection, SectionAbort, type SectionContext } from '.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'cli', 'bin.mjs');
+/** Where cli/bin.mjs keeps its bundle. */
+const CLI_CACHE = join(ROOT, 'node_modules', '.cache', 'webhook-inbox');
 const PROVIDER = 'standard-webhooks';
 const RUNS = 5;
 const QUICK_RUNS = 2;
@@ -169,6 +171,13 @@ const columns: Column<ReadyRow>[] = [
 async function run(context: SectionContext) {
   const runs = context.quick ? QUICK_RUNS : RUNS;
   const results: RunResult[] = [];
+  // The first start after `npm ci` (or after editing a source file) also builds the CLI bundle
+  // (cli/bin.mjs); measure that once, apart from the median of ordinary starts.
+  rmSync(CLI_CACHE, { recursive: true, force: true });
+  const firstStart = await oneRun();
+  context.log(
+    `local-ready: first start (builds the CLI bundle): local.json ${ms(firstStart.stateFileMs)}, first 202 ${ms(firstStart.first202Ms)}`,
+  );
   for (let i = 0; i < runs; i++) {
     const result = await oneRun();
     results.push(result);
@@ -185,7 +194,15 @@ async function run(context: SectionContext) {
     stateFileRemoved: r.stateFileRemoved,
   }));
   rows.push({
-    run: 'median',
+    run: 'first start, building the CLI bundle',
+    stateFileMs: firstStart.stateFileMs,
+    first202Ms: firstStart.first202Ms,
+    stopMs: firstStart.stopMs,
+    exitCode: firstStart.exitCode,
+    stateFileRemoved: firstStart.stateFileRemoved,
+  });
+  rows.push({
+    run: 'median (bundle cached)',
     stateFileMs: median(results.map((r) => r.stateFileMs)),
     first202Ms: median(results.map((r) => r.first202Ms)),
     stopMs: median(results.map((r) => r.stopMs)),
@@ -201,8 +218,10 @@ async function run(context: SectionContext) {
       'copy of cdk.json (so every run is a first start: secrets.json is generated, dynalite and fauxqs ' +
       `start in memory). Times from spawn; local.json polled every ${POLL_MS} ms; then one signed ` +
       `${PROVIDER} delivery (1 KiB JSON), retried every ${POLL_MS} ms until 202. ${runs} runs in sequence; median.`,
-    'Includes Node start, tsx registering its loader and compiling the CLI and everything it imports ' +
-      '(the AWS SDK, dynalite, fauxqs) on this shared, loaded machine.',
+    'Includes Node start, loading the CLI bundle (the project sources, the AWS SDK and the handlers, ' +
+      'cached by cli/bin.mjs) while a worker thread loads and starts dynalite and fauxqs, provisioning, ' +
+      'and the gateway. The "first start" row also includes esbuild building the bundle, as after ' +
+      '`npm ci` or an edit to a source file.',
   ];
   return { columns, rows, notes };
 }

@@ -3,8 +3,8 @@
 //
 // Exit codes: 0 done, 1 failed at run time (no local instance, AWS refused, a selftest check failed),
 // 2 usage error (unknown command, provider or option, bad value). Errors are one line, never a stack.
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { version } from '../package.json';
 import { registerDeliveries } from './deliveries';
 import { registerDlq } from './dlq';
 import { registerEndpoints } from './endpoints';
@@ -12,10 +12,6 @@ import { EXIT, reportError } from './output';
 import { registerSecrets } from './secrets';
 import { registerSelftest } from './selftest';
 import { registerSend } from './send';
-
-const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
 
 /** Set by `dev`, which keeps running after its action returns. */
 let keepRunning = false;

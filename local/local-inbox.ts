@@ -129,7 +129,10 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
   const { config, cwd, logs } = options;
   const host = options.host ?? '127.0.0.1';
   // Take the port first: if it is busy, fail before starting anything else.
+  // Node closes an idle kept-alive socket after 5 s, and a client reusing it at that moment gets
+  // ECONNRESET; a longer idle timeout (API Gateway's is 60 s or more) makes that race rare under load.
   const server = createServer();
+  server.keepAliveTimeout = 65_000;
   const port = await listen(server, options.port, host);
 
   const emulators = await startEmulators({ dataDir: options.dataDir });

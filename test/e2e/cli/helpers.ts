@@ -12,7 +12,7 @@ import { type LocalInbox, startLocalInbox } from '../../../local/local-inbox';
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const BIN = join(REPO, 'cli', 'bin.mjs');
 
-/** A CLI start costs seconds on a loaded machine (tsx compiles on the fly): be generous, assert no times. */
+/** A CLI start costs seconds on a loaded machine (and the first one builds the CLI bundle): be generous, assert no times. */
 export const CLI_TIMEOUT_MS = 240_000;
 
 export interface CliResult {

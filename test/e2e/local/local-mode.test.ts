@@ -95,7 +95,9 @@ async function statusOf(pk: string, wanted: string): Promise<string> {
 }
 
 describe('local mode (npm start)', () => {
-  it('prints a banner with the URL per provider and writes local.json', () => {
+  it('prints a banner with the URL per provider and writes local.json', async () => {
+    // local.json is written just before the banner; the pipe may deliver the banner a moment later.
+    await waitFor('the banner', () => (output.includes('Ctrl-C to stop') ? true : undefined), 10_000);
     expect(output).toContain(`${state.gatewayUrl}/webhooks/github`);
     expect(output).toContain('npx webhook-inbox send github');
     expect(state.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

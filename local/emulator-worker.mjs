@@ -1,0 +1,70 @@
+// The emulators' own thread (see emulators.ts): dynalite for DynamoDB, fauxqs for SQS and S3. Plain
+// JavaScript, so it runs as is from the sources (tests) and from the CLI's bundle alike.
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { buildApp } from 'fauxqs';
+
+const LOOPBACK = '127.0.0.1';
+// dynalite is CommonJS and ships no types.
+const dynalite = createRequire(import.meta.url)('dynalite');
+
+function closeServer(server) {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    // Kept-alive SDK sockets would otherwise hold close() open until they time out.
+    server.closeIdleConnections();
+  });
+}
+
+async function start({ dataDir }) {
+  // Tables are ACTIVE at once: the real 500 ms CREATING phase would only slow every start.
+  const dynamo = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(dataDir === undefined ? {} : { path: dataDir }),
+  });
+  await new Promise((resolve, reject) => {
+    dynamo.once('error', reject);
+    dynamo.listen(0, LOOPBACK, () => {
+      dynamo.off('error', reject);
+      resolve();
+    });
+  });
+  // buildApp rather than startFauxqs: startFauxqs always listens on 0.0.0.0, which would put an
+  // unauthenticated SQS and S3 on the network of every laptop running `npm start`. Its `host` only shapes
+  // the queue URLs it hands out.
+  const fauxqs = buildApp({ logger: false, host: 'localhost' });
+  let fauxqsEndpoint;
+  try {
+    fauxqsEndpoint = await fauxqs.listen({ port: 0, host: LOOPBACK });
+  } catch (error) {
+    await closeServer(dynamo);
+    throw error;
+  }
+  return {
+    endpoints: {
+      dynamodb: `http://${LOOPBACK}:${dynamo.address().port}`,
+      sqs: fauxqsEndpoint,
+      s3: fauxqsEndpoint,
+    },
+    // dynalite waits for its pending writes, so a --data-dir store is left consistent.
+    stop: () => Promise.all([closeServer(dynamo), fauxqs.close()]),
+  };
+}
+
+try {
+  const emulators = await start(workerData ?? {});
+  parentPort.on('message', async (message) => {
+    if (message !== 'stop') return;
+    try {
+      await emulators.stop();
+    } finally {
+      parentPort.close();
+    }
+  });
+  parentPort.postMessage({ ready: emulators.endpoints });
+} catch (error) {
+  parentPort.postMessage({ failed: { name: error?.name, message: String(error?.message ?? error) } });
+  parentPort.close();
+}
