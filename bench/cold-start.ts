@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { parseConfig } from '../config';
+import { encodeLambdaConfig } from '../config/lambda-config';
 import { ENV } from '../config/runtime';
 import { formatRatio } from './lib/format';
 import { median } from './lib/measure';
@@ -53,7 +55,8 @@ export const handler = async () => clients.length;
 
 /** What runtimeFromEnv() needs at import, and what a Lambda's environment would have. */
 const HANDLER_ENV: Record<string, string> = {
-  [ENV.config]: '{}',
+  // The default eleven providers, encoded as the construct writes them.
+  [ENV.config]: encodeLambdaConfig(parseConfig({})),
   [ENV.table]: 'webhook-inbox-inbox',
   [ENV.queueUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-inbox-queue',
   [ENV.dlqUrl]: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-inbox-dlq',

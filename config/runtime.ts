@@ -1,6 +1,9 @@
-// What the Lambdas read from their environment: the resolved config and the resource names. The CDK
-// construct writes these variables; local mode passes the same values in-process.
-import { type Config, ConfigError, parseConfig } from './index';
+// What the Lambdas read from their environment: the resolved config (see lambda-config.ts) and the
+// resource names. The CDK construct writes these variables; local mode passes the same values in-process.
+// Nothing here imports the config schema: it stays out of the Lambda bundles.
+import { ConfigError } from './errors';
+import type { Config } from './index';
+import { decodeLambdaConfig } from './lambda-config';
 
 export const ENV = {
   config: 'WEBHOOK_INBOX_CONFIG',
@@ -38,7 +41,7 @@ function json(env: Record<string, string | undefined>, name: string): unknown {
 
 export function runtimeFromEnv(env: Record<string, string | undefined> = process.env): Runtime {
   return {
-    config: parseConfig(json(env, ENV.config)),
+    config: decodeLambdaConfig(required(env, ENV.config), ENV.config),
     tableName: required(env, ENV.table),
     queueUrl: required(env, ENV.queueUrl),
     dlqUrl: required(env, ENV.dlqUrl),

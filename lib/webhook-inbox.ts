@@ -21,6 +21,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { CONTEXT_KEY, type Config, ConfigError, type ResolvedProvider } from '../config/index';
+import { encodeLambdaConfig } from '../config/lambda-config';
 import { INBOX_TABLE, LAMBDA_DEFAULTS, payloadExpiryDays, queueSettings } from '../config/resources';
 import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
@@ -31,11 +32,7 @@ import {
   type ThrottleSettings,
   WEBHOOK_RESOURCE,
 } from './front-door';
-import {
-  compactConfigJson,
-  estimateEnvironmentBytes,
-  LAMBDA_ENVIRONMENT_LIMIT_BYTES,
-} from './lambda-environment';
+import { estimateEnvironmentBytes, LAMBDA_ENVIRONMENT_LIMIT_BYTES } from './lambda-environment';
 import { type InboxAlarms, InboxMonitoring } from './monitoring';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -308,7 +305,7 @@ export class WebhookInbox extends Construct {
       logLevel: props.logLevel ?? 'INFO',
       tracing: props.tracing ?? false,
     };
-    const configJson = compactConfigJson(config);
+    const configJson = encodeLambdaConfig(config);
     const sharedEnvironment = {
       [ENV.config]: configJson,
       [ENV.table]: this.table.tableName,

@@ -2,10 +2,10 @@
 
 import { LAMBDA_DEFAULTS } from '../../config/resources';
 import { runtimeFromEnv } from '../../config/runtime';
-import { SERVICE } from '../../config/telemetry';
+import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createAwsClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
-import { powertoolsTelemetry } from '../adapters/powertools-telemetry';
+import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadStore } from '../adapters/s3-payloads';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
@@ -23,5 +23,5 @@ export const handler = createProcessHandler({
   handlers: EVENT_HANDLERS,
   clock: systemClock,
   defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
-  ...powertoolsTelemetry(SERVICE.process),
+  ...jsonTelemetry({ service: SERVICE.process, namespace: METRICS_NAMESPACE }),
 });

@@ -1,10 +1,10 @@
 // The verify Lambda's entry: the composition root. It builds clients and adapters once per container,
 // at import, and hands them to the factory. No logic lives here.
 import { runtimeFromEnv } from '../../config/runtime';
-import { SERVICE } from '../../config/telemetry';
+import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createAwsClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
-import { powertoolsTelemetry } from '../adapters/powertools-telemetry';
+import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadStore } from '../adapters/s3-payloads';
 import { SecretsManagerSource } from '../adapters/secrets';
 import { SqsDeliveryQueue } from '../adapters/sqs-queue';
@@ -23,5 +23,5 @@ export const handler = createVerifyHandler({
     cacheSeconds: runtime.config.secretCacheSeconds,
   }),
   clock: systemClock,
-  ...powertoolsTelemetry(SERVICE.verify),
+  ...jsonTelemetry({ service: SERVICE.verify, namespace: METRICS_NAMESPACE }),
 });
