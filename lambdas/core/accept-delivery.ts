@@ -2,7 +2,7 @@
 // over the ports; what each outcome answers is decided in answers.ts.
 import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
-import { buildEnvelope, envelopeAttributes, payloadKey } from './envelope';
+import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
 import { inboxKey } from './inbox';
@@ -183,7 +183,7 @@ async function claimAndEnqueue(
       receivedAtMs: nowMs,
     });
     ({ messageId } = await deps.queue.send({
-      body: JSON.stringify(envelope),
+      body: serializeEnvelope(envelope),
       attributes: envelopeAttributes(envelope),
     }));
   } catch (error) {

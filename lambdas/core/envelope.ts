@@ -64,12 +64,33 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
   };
 }
 
-/** SQS message attributes for filtering and DLQ tooling. Values must be non-empty strings. */
+// SQS accepts only these characters in message text (its documented XML character set). An event type
+// is sender-chosen text (a JSON field, or GitHub's unsigned X-GitHub-Event header), so anything outside
+// it would make SendMessage fail on every retry: a 503 the provider can never get past.
+const SQS_DISALLOWED = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const NON_ASCII = /[\u0080-\uFFFF]/g;
+
+/**
+ * The message body: the envelope's JSON with every non-ASCII character written as a \u escape. JSON.parse
+ * gives back exactly the same strings, and the body is plain ASCII whatever the sender put in it.
+ */
+export function serializeEnvelope(envelope: Envelope): string {
+  return JSON.stringify(envelope).replace(
+    NON_ASCII,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * SQS message attributes for filtering and DLQ tooling. Values must be non-empty strings. Characters SQS
+ * refuses become U+FFFD here only: the envelope in the body keeps the exact text.
+ */
 export function envelopeAttributes(envelope: Envelope): Record<string, string> {
+  const text = (value: string) => value.replace(SQS_DISALLOWED, '\uFFFD');
   return {
     [MESSAGE_ATTRIBUTES.provider]: envelope.provider,
-    [MESSAGE_ATTRIBUTES.eventType]: envelope.type,
-    [MESSAGE_ATTRIBUTES.dedupKey]: envelope.dedupkey,
+    [MESSAGE_ATTRIBUTES.eventType]: text(envelope.type),
+    [MESSAGE_ATTRIBUTES.dedupKey]: text(envelope.dedupkey),
   };
 }
 
