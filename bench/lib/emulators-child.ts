@@ -1,0 +1,8 @@
+// Child entry for the cost model: starts dynalite and fauxqs (local/emulators.ts) in their own process,
+// prints their endpoints as one JSON line, and stops them when the parent closes our stdin.
+import { startEmulators } from '../../local/emulators';
+import { exitWhenParentCloses } from './child';
+
+const emulators = await startEmulators();
+exitWhenParentCloses(() => emulators.stop());
+process.stdout.write(`${JSON.stringify(emulators.endpoints)}\n`);
