@@ -1,5 +1,5 @@
-// Section: end to end, local. The whole local pipeline in this process (startLocalInbox: dynalite,
-// fauxqs, the API Gateway emulation, the real verify and processor handlers), driven over HTTP with
+// Section: end to end, local. The whole local pipeline in this process (startLocalInbox: dynalite and
+// fauxqs on their worker thread, the API Gateway emulation, the real verify and processor handlers), driven over HTTP with
 // signed Standard Webhooks deliveries, next to the raw emulator calls the verify handler makes (claim,
 // SendMessage, markEnqueued) at the same concurrency against the same emulators.
 import { createHash, randomUUID } from 'node:crypto';
@@ -14,7 +14,7 @@ import type { Config } from '../config';
 import { loadProjectConfig } from '../config/load';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
-import { buildEnvelope, envelopeAttributes } from '../lambdas/core/envelope';
+import { buildEnvelope, envelopeAttributes, serializeEnvelope } from '../lambdas/core/envelope';
 import { inboxKey } from '../lambdas/core/inbox';
 import { SCHEMES } from '../lambdas/core/schemes';
 import type { LogSink } from '../lambdas/core/telemetry';
@@ -238,7 +238,7 @@ async function run(context: SectionContext) {
         receivedAtMs: nowMs,
       });
       const { messageId } = await rawQueue.send({
-        body: JSON.stringify(envelope),
+        body: serializeEnvelope(envelope),
         attributes: envelopeAttributes(envelope),
       });
       if (!(await rawInbox.markEnqueued(inboxKey(PROVIDER, id), claimToken, messageId, Date.now())))

@@ -1,7 +1,7 @@
 // The REST stack as shipped (cdk.json config, default props): one test per promise the template makes.
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Config, parseConfig } from '../../config/index';
+import type { Config } from '../../config/index';
 import { decodeLambdaConfig } from '../../config/lambda-config';
 import {
   DLQ_RETENTION_SECONDS,
