@@ -84,10 +84,11 @@ async function buildEntry() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // The AWS SDK, Powertools, zod and commander are bundled too: from one file their ES builds load in a
-    // fraction of the time Node takes to resolve, read and lex their hundreds of CommonJS files. The
-    // emulators stay external (their thread loads them in parallel), and so does esbuild itself.
-    external: ['dynalite', 'fauxqs', 'esbuild'],
+    // Packages are bundled too (the AWS SDK, Powertools, zod, commander, and fauxqs with fastify on the
+    // emulator thread): from one file their ES builds load in a fraction of the time Node takes to resolve,
+    // read and lex their hundreds of CommonJS files. dynalite stays external (it loads a LevelDB binding
+    // for --data-dir), and so does esbuild itself.
+    external: ['dynalite', 'esbuild'],
     // Bundled CommonJS code calls require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __wiCreateRequire } from 'node:module'; const require = __wiCreateRequire(import.meta.url);",

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import pc from 'picocolors';
 import { loadProjectConfig, projectDir } from '../config/load';
 import { consoleLogger } from '../local/console-log';
-import { type LocalInbox, PortInUseError, startLocalInbox } from '../local/local-inbox';
+import { startEmulators } from '../local/emulators';
+import type { LocalInbox } from '../local/local-inbox';
 
 export interface DevOptions {
   port: number;
@@ -15,13 +16,19 @@ export async function runDev(options: DevOptions): Promise<void> {
   const started = performance.now();
   const cwd = options.cwd ?? projectDir();
   const config = loadProjectConfig(cwd);
+  const dataDir = options.dataDir ? resolve(cwd, options.dataDir) : undefined;
+  // The emulators load on their own thread while this one loads the SDK and the handlers.
+  const emulators = startEmulators({ dataDir });
+  emulators.catch(() => undefined); // awaited, and reported, by startLocalInbox
+  const { PortInUseError, startLocalInbox } = await import('../local/local-inbox');
   let inbox: LocalInbox;
   try {
     inbox = await startLocalInbox({
       config,
       cwd,
       port: options.port,
-      dataDir: options.dataDir ? resolve(cwd, options.dataDir) : undefined,
+      dataDir,
+      emulators,
       logs: consoleLogger(),
     });
   } catch (error) {

@@ -18,7 +18,7 @@ import { noMetrics } from '../lambdas/core/telemetry';
 import { EVENT_HANDLERS, type EventDefinition } from '../lambdas/events';
 import { createProcessHandler } from '../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/create-handler';
-import { startEmulators } from './emulators';
+import { type Emulators, startEmulators } from './emulators';
 import { provisionResources } from './resources';
 import { restProxyEvent } from './rest-proxy-event';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
@@ -36,6 +36,11 @@ export interface LocalInboxOptions {
   logs: { verify: LogSink; process: LogSink };
   /** Handlers to run; defaults to the project's registry. */
   handlers?: readonly EventDefinition[];
+  /**
+   * Emulators already starting, with `dataDir`: the CLI starts them before it loads the SDK and the
+   * handlers, so both load at once. Stopped with the inbox. @default started here
+   */
+  emulators?: Promise<Emulators>;
 }
 
 export interface LocalInbox {
@@ -133,9 +138,15 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
   // ECONNRESET; a longer idle timeout (API Gateway's is 60 s or more) makes that race rare under load.
   const server = createServer();
   server.keepAliveTimeout = 65_000;
-  const port = await listen(server, options.port, host);
+  let port: number;
+  try {
+    port = await listen(server, options.port, host);
+  } catch (error) {
+    await options.emulators?.then((started) => started.stop()).catch(() => undefined);
+    throw error;
+  }
 
-  const emulators = await startEmulators({ dataDir: options.dataDir });
+  const emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
   const clients = createAwsClients({ ...emulators.endpoints, region: REGION });
   const resources = await provisionResources(clients, config);
   const secretsFile = secretsFilePath(cwd);
