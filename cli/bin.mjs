@@ -128,8 +128,10 @@ async function buildEntry() {
   return entry;
 }
 
+// `npm ci` runs this (the `prepare` script), so the first `npm start` finds the bundle built.
+const prebuildOnly = process.argv[2] === '--prebuild';
 let entry = cachedEntry();
-if (!entry) {
+if (!entry || prebuildOnly) {
   try {
     entry = await buildEntry();
   } catch (error) {
@@ -143,4 +145,4 @@ if (!entry) {
     process.exit(1);
   }
 }
-await import(pathToFileURL(entry).href);
+if (!prebuildOnly) await import(pathToFileURL(entry).href);
