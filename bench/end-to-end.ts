@@ -433,8 +433,10 @@ async function run(context: SectionContext) {
         'process) runs while the batch is sent, on both paths, since both enqueue real envelopes.',
       `Handler path, every accepted delivery processed: ${perRound * plan.rounds} deliveries in ${plan.rounds} ` +
         `batches; sum over batches of first-send-to-all-processed ${Number.isFinite(handlerTotalMs) ? `${(handlerTotalMs / 1000).toFixed(2)} s` : 'n/a (timed out)'}.`,
-      'Everything (emulators, gateway, handlers, client) shares one Node process and event loop on a ' +
-        'shared, loaded 2-core machine: absolute figures are this machine at this load, not Lambda.',
+      'Everything runs in one Node process on a shared 2-core machine: the emulators on their worker ' +
+        'thread; the gateway, handlers, processor and load generator on the main event loop, which the ' +
+        'handler path therefore loads more than the raw path does. Absolute figures are this machine at ' +
+        'this load, not Lambda.',
       `Mix: ${plan.mix} deliveries (${newCount} new, ${dupCount} exact duplicates, ${badCount} bad signature), ` +
         `concurrency ${CONCURRENCY}: answered in ${(mixTimed.wallMs / 1000).toFixed(2)} s ` +
         `(${formatOps((plan.mix / mixTimed.wallMs) * 1000)}/s), all processed ` +
