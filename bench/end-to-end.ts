@@ -13,15 +13,11 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
 import { loadProjectConfig } from '../config/load';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
-import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
-import { S3PayloadStore } from '../lambdas/adapters/s3-payloads';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { buildEnvelope, envelopeAttributes, serializeEnvelope } from '../lambdas/core/envelope';
 import { inboxKey } from '../lambdas/core/inbox';
-import { systemClock } from '../lambdas/core/ports';
 import { SCHEMES } from '../lambdas/core/schemes';
-import { type LogSink, noMetrics } from '../lambdas/core/telemetry';
-import { createVerifyHandler } from '../lambdas/verify/create-handler';
+import type { LogSink } from '../lambdas/core/telemetry';
 import { type LocalInbox, startLocalInbox } from '../local/local-inbox';
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { readSecretsFile } from '../local/secrets-file';
@@ -250,19 +246,10 @@ async function run(context: SectionContext) {
         throw new SectionAbort(`raw markEnqueued of ${id} failed`);
     };
 
-    // The handler without the HTTP hop: a verify handler built as local mode builds its own, over the
-    // same clients, invoked with the API Gateway event the gateway would make. This is the handler's own
-    // overhead over the raw calls: signature check, event decoding, envelope, answer.
-    const directVerify = createVerifyHandler({
-      config,
-      inbox: rawInbox,
-      queue: rawQueue,
-      payloads: new S3PayloadStore(local.clients.s3, local.state.bucketName),
-      secrets: new LocalFileSecretSource(local.state.secretsFile),
-      clock: systemClock,
-      logger: silent,
-      metrics: noMetrics,
-    });
+    // The handler without the HTTP hop: local mode's own verify handler, invoked with the API Gateway
+    // event the gateway would make. This is the handler's overhead over the raw calls: signature check,
+    // event decoding, envelope, answer.
+    const directVerify = local.verify;
 
     // A batch on any path: bodies and signatures are prepared before the clock starts.
     const handlerBatch = async (tag: string, count: number) => {

@@ -3,6 +3,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
 import type { InboxRecord } from '../lambdas/core/inbox';
+import { INBOX_STATUSES } from '../lambdas/core/inbox';
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
 import {
   CliError,
@@ -18,7 +19,7 @@ import {
   UsageError,
 } from './output';
 
-const STATUSES = ['claimed', 'enqueued', 'processing', 'processed', 'failed', 'dead-lettered'];
+const STATUSES: readonly string[] = INBOX_STATUSES;
 
 interface ListOptions extends TargetOptions, JsonOption {
   provider?: string;

@@ -78,27 +78,23 @@ function accessLogGroup(scope: Construct, props: FrontDoorProps): logs.LogGroup 
  */
 function restAccessLogFormat(): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
-  return apigw.AccessLogFormat.custom(
-    JSON.stringify({
-      requestId: F.contextRequestId(),
-      ip: F.contextIdentitySourceIp(),
-      requestTime: F.contextRequestTime(),
-      httpMethod: F.contextHttpMethod(),
-      resourcePath: F.contextResourcePath(),
-      path: F.contextPath(),
-      status: F.contextStatus(),
-      protocol: F.contextProtocol(),
-      responseLength: F.contextResponseLength(),
-      responseLatency: F.contextResponseLatency(),
-      integrationLatency: F.contextIntegrationLatency(),
-      integrationStatus: F.contextIntegrationStatus(),
-      errorType: F.contextErrorResponseType(),
-      wafStatus: F.contextWafStatus(),
-    }),
-  );
+  return accessLogFormat({
+    resourcePath: F.contextResourcePath(),
+    errorType: F.contextErrorResponseType(),
+    wafStatus: F.contextWafStatus(),
+  });
 }
 
 function httpAccessLogFormat(): apigw.AccessLogFormat {
+  const F = apigw.AccessLogField;
+  return accessLogFormat({
+    routeKey: F.contextRouteKey(),
+    integrationError: F.contextIntegrationErrorMessage(),
+  });
+}
+
+/** The fields both front doors log, plus those only one of them has. */
+function accessLogFormat(specific: Record<string, string>): apigw.AccessLogFormat {
   const F = apigw.AccessLogField;
   return apigw.AccessLogFormat.custom(
     JSON.stringify({
@@ -106,7 +102,6 @@ function httpAccessLogFormat(): apigw.AccessLogFormat {
       ip: F.contextIdentitySourceIp(),
       requestTime: F.contextRequestTime(),
       httpMethod: F.contextHttpMethod(),
-      routeKey: F.contextRouteKey(),
       path: F.contextPath(),
       status: F.contextStatus(),
       protocol: F.contextProtocol(),
@@ -114,7 +109,7 @@ function httpAccessLogFormat(): apigw.AccessLogFormat {
       responseLatency: F.contextResponseLatency(),
       integrationLatency: F.contextIntegrationLatency(),
       integrationStatus: F.contextIntegrationStatus(),
-      integrationError: F.contextIntegrationErrorMessage(),
+      ...specific,
     }),
   );
 }

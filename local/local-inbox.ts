@@ -46,6 +46,8 @@ export interface LocalInboxOptions {
 export interface LocalInbox {
   state: LocalState;
   clients: AwsClients;
+  /** The verify handler the gateway calls, for callers that want it without the HTTP hop (the bench). */
+  verify: VerifyHandler;
   stop(): Promise<void>;
 }
 
@@ -225,5 +227,5 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     })();
     return stopped;
   };
-  return { state, clients, stop };
+  return { state, clients, verify, stop };
 }
