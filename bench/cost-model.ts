@@ -29,7 +29,8 @@ import { METRICS_NAMESPACE, PROCESS_METRICS, SERVICE, VERIFY_METRICS } from '../
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { jsonTelemetry } from '../lambdas/adapters/json-telemetry';
-import { S3PayloadStore } from '../lambdas/adapters/s3-payloads';
+import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
+import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import { SecretsManagerSource } from '../lambdas/adapters/secrets';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
@@ -127,6 +128,7 @@ interface Invocation {
 
 interface Env {
   clients: AwsClients;
+  s3Endpoint: string;
   recorder: CallRecorder;
   config: Config;
   secret: string;
@@ -224,7 +226,6 @@ function buildPhase(
 ): Phase {
   const { clients, config } = env;
   const inbox = wrapInbox(new DynamoInbox(clients.dynamodb, resources.tableName));
-  const payloads = new S3PayloadStore(clients.s3, resources.bucketName);
   const secrets: SecretSource = { get: async () => [env.secret] };
   return {
     resources,
@@ -232,7 +233,7 @@ function buildPhase(
       config,
       inbox,
       queue: new SqsDeliveryQueue(clients.sqs, resources.queueUrl),
-      payloads,
+      payloads: emulatorPayloadWriter(clients.s3, resources.bucketName, env.s3Endpoint),
       secrets,
       clock: systemClock,
       ...telemetry.verify,
@@ -240,7 +241,7 @@ function buildPhase(
     processor: createProcessHandler({
       config,
       inbox,
-      payloads,
+      payloads: new S3PayloadReader(clients.s3, resources.bucketName),
       messages: new SqsMessageControl(clients.sqs, resources.queueUrl, resources.dlqUrl),
       handlers: EVENT_HANDLERS,
       clock: systemClock,
@@ -1037,6 +1038,7 @@ async function run(context: SectionContext) {
     recorder.instrument(clients);
     const env: Env = {
       clients,
+      s3Endpoint: emulators.value.s3,
       recorder,
       config,
       secret: scheme.generateSecret(),

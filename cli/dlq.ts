@@ -279,9 +279,9 @@ async function loadPayload(target: Target, message: ReceivedMessage): Promise<Bu
   const ref = str(envelope.dataref);
   if (ref === undefined)
     throw new CliError(`message ${message.messageId} carries no payload (not an inbox envelope)`);
-  const { S3PayloadStore } = await import('../lambdas/adapters/s3-payloads');
+  const { S3PayloadReader } = await import('../lambdas/adapters/s3-payloads');
   try {
-    return await new S3PayloadStore((await target.clients()).s3, target.bucketName).get(ref);
+    return await new S3PayloadReader((await target.clients()).s3, target.bucketName).get(ref);
   } catch (error) {
     throw new CliError(`cannot fetch the payload ${ref}: ${describeError(error)}`);
   }

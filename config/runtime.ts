@@ -11,6 +11,8 @@ export const ENV = {
   queueUrl: 'QUEUE_URL',
   dlqUrl: 'DLQ_URL',
   bucket: 'PAYLOAD_BUCKET_NAME',
+  /** The bucket's regional virtual-hosted base URL, for the verify Lambda's signed PutObject. */
+  bucketUrl: 'PAYLOAD_BUCKET_URL',
   /** JSON map of provider id to Secrets Manager secret ARN. */
   secretArns: 'PROVIDER_SECRET_ARNS',
 } as const;
@@ -21,6 +23,8 @@ export interface Runtime {
   queueUrl: string;
   dlqUrl: string;
   bucketName: string;
+  /** Set for the verify Lambda only (see S3PayloadWriter); empty elsewhere. */
+  bucketUrl: string;
   secretArns: Record<string, string>;
 }
 
@@ -46,6 +50,7 @@ export function runtimeFromEnv(env: Record<string, string | undefined> = process
     queueUrl: required(env, ENV.queueUrl),
     dlqUrl: required(env, ENV.dlqUrl),
     bucketName: required(env, ENV.bucket),
+    bucketUrl: env[ENV.bucketUrl] ?? '',
     secretArns: (env[ENV.secretArns] ? json(env, ENV.secretArns) : {}) as Record<string, string>,
   };
 }

@@ -332,6 +332,9 @@ export class WebhookInbox extends Construct {
         ...sharedEnvironment,
         // Only the verify Lambda reads secrets, so only it learns where they are.
         [ENV.secretArns]: Stack.of(this).toJsonString(secretArns),
+        // It writes large bodies with a signed PUT rather than the S3 client (S3PayloadWriter), so it is
+        // given the bucket's regional virtual-hosted address, with the partition's own domain suffix.
+        [ENV.bucketUrl]: `https://${this.payloadBucket.bucketRegionalDomainName}/`,
       },
       unresolvedBytes: {
         [ENV.secretArns]: JSON.stringify(

@@ -8,7 +8,8 @@ import { MAX_BODY_BYTES_LIMIT } from '../config/schema';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
-import { S3PayloadStore } from '../lambdas/adapters/s3-payloads';
+import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
+import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
@@ -155,12 +156,11 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
   ensureSecrets(secretsFile, config);
 
   const inbox = new DynamoInbox(clients.dynamodb, resources.tableName);
-  const payloads = new S3PayloadStore(clients.s3, resources.bucketName);
   const verify = createVerifyHandler({
     config,
     inbox,
     queue: new SqsDeliveryQueue(clients.sqs, resources.queueUrl),
-    payloads,
+    payloads: emulatorPayloadWriter(clients.s3, resources.bucketName, emulators.endpoints.s3),
     secrets: new LocalFileSecretSource(secretsFile),
     clock: systemClock,
     logger: logs.verify,
@@ -169,7 +169,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
   const processor = createProcessHandler({
     config,
     inbox,
-    payloads,
+    payloads: new S3PayloadReader(clients.s3, resources.bucketName),
     messages: new SqsMessageControl(clients.sqs, resources.queueUrl, resources.dlqUrl),
     handlers: options.handlers ?? EVENT_HANDLERS,
     clock: systemClock,

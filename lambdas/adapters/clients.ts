@@ -13,6 +13,9 @@ export interface AwsClients {
   secrets: SecretsManagerClient;
 }
 
+/** The verify Lambda's clients: it writes to S3 through S3PayloadWriter, so it never loads S3Client. */
+export type VerifyClients = Omit<AwsClients, 's3'>;
+
 export interface AwsClientOptions {
   /** Endpoint overrides, e.g. dynalite's and fauxqs's loopback URLs. A client without one talks to AWS. */
   dynamodb?: string;
@@ -61,7 +64,7 @@ function commonConfig(options: AwsClientOptions, endpoint: string | undefined): 
   };
 }
 
-export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
+export function createVerifyClients(options: AwsClientOptions = {}): VerifyClients {
   return {
     dynamodb: new DynamoDBClient(commonConfig(options, options.dynamodb)),
     sqs: new SQSClient({
@@ -70,11 +73,17 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       // sqs.<region>.localhost, which does not resolve everywhere; the configured endpoint always does.
       ...(options.sqs === undefined ? {} : { useQueueUrlAsEndpoint: false }),
     }),
+    secrets: new SecretsManagerClient(commonConfig(options, options.secrets)),
+  };
+}
+
+export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
+  return {
+    ...createVerifyClients(options),
     s3: new S3Client({
       ...commonConfig(options, options.s3),
       // Virtual-hosted addressing would put the bucket in the emulator's host name.
       ...(options.s3 === undefined ? {} : { forcePathStyle: true }),
     }),
-    secrets: new SecretsManagerClient(commonConfig(options, options.secrets)),
   };
 }

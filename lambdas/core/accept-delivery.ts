@@ -6,7 +6,7 @@ import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
 import { inboxKey } from './inbox';
-import type { Clock, DeliveryQueue, Inbox, PayloadStore, SecretSource } from './ports';
+import type { Clock, DeliveryQueue, Inbox, PayloadWriter, SecretSource } from './ports';
 import type { RejectReason } from './reasons';
 import type { HeaderMap, VerifiedDelivery } from './schemes';
 import { SCHEMES } from './schemes';
@@ -47,7 +47,7 @@ export interface AcceptDeliveryDeps {
   config: Config;
   inbox: Inbox;
   queue: DeliveryQueue;
-  payloads: PayloadStore;
+  payloads: PayloadWriter;
   secrets: SecretSource;
   clock: Clock;
 }

@@ -1,5 +1,6 @@
 // The queue message: a CloudEvents 1.0 structured-mode JSON envelope around the exact raw bytes.
 // Built here without zod (the verify hot path); parsed with zod on the processor side (envelope-schema.ts).
+import { InvalidPayloadRefError } from './errors';
 
 export interface Envelope {
   specversion: '1.0';
@@ -97,4 +98,21 @@ export function envelopeAttributes(envelope: Envelope): Record<string, string> {
 /** Content-addressed S3 key for a large body. */
 export function payloadKey(provider: string, payloadSha256: string): string {
   return `payloads/${provider}/${payloadSha256}`;
+}
+
+const PAYLOAD_REF_SCHEME = 's3://';
+
+/** The envelope's `dataref` for an object in the payload bucket. */
+export function payloadRef(bucket: string, key: string): string {
+  return `${PAYLOAD_REF_SCHEME}${bucket}/${key}`;
+}
+
+/**
+ * The key a `dataref` names, only in our own bucket: a message naming another one is forged or misrouted,
+ * and is never fetched. Throws InvalidPayloadRefError.
+ */
+export function payloadKeyOfRef(bucket: string, ref: string): string {
+  const prefix = payloadRef(bucket, '');
+  if (!ref.startsWith(prefix) || ref.length === prefix.length) throw new InvalidPayloadRefError(ref);
+  return ref.slice(prefix.length);
 }

@@ -59,9 +59,13 @@ export interface DeliveryQueue {
   send(message: QueueMessage): Promise<{ messageId: string }>;
 }
 
-export interface PayloadStore {
+export interface PayloadWriter {
   /** Content-addressed: the same bytes always land on the same key. Returns the `s3://` reference. */
   put(key: string, body: Buffer): Promise<string>;
+}
+
+export interface PayloadReader {
+  /** The bytes behind an `s3://` reference. Throws InvalidPayloadRefError or DependencyError. */
   get(ref: string): Promise<Buffer>;
 }
 

@@ -9,7 +9,7 @@ import { type Envelope, MESSAGE_ATTRIBUTES } from './envelope';
 import { parseEnvelope } from './envelope-schema';
 import { DependencyError } from './errors';
 import { inboxKey } from './inbox';
-import type { Clock, Inbox, MessageControl, PayloadStore } from './ports';
+import type { Clock, Inbox, MessageControl, PayloadReader } from './ports';
 import { sha256Hex } from './schemes/primitives';
 
 export interface QueueRecord {
@@ -26,7 +26,7 @@ export interface QueueRecord {
 export interface ProcessDeps {
   config: Config;
   inbox: Inbox;
-  payloads: PayloadStore;
+  payloads: PayloadReader;
   messages: MessageControl;
   handlers: readonly EventDefinition[];
   clock: Clock;

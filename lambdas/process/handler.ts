@@ -6,7 +6,7 @@ import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createAwsClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
 import { jsonTelemetry } from '../adapters/json-telemetry';
-import { S3PayloadStore } from '../adapters/s3-payloads';
+import { S3PayloadReader } from '../adapters/s3-payloads';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
 import { EVENT_HANDLERS } from '../events';
@@ -18,7 +18,7 @@ const clients = createAwsClients();
 export const handler = createProcessHandler({
   config: runtime.config,
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
-  payloads: new S3PayloadStore(clients.s3, runtime.bucketName),
+  payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
   messages: new SqsMessageControl(clients.sqs, runtime.queueUrl, runtime.dlqUrl),
   handlers: EVENT_HANDLERS,
   clock: systemClock,

@@ -2,23 +2,28 @@
 // at import, and hands them to the factory. No logic lives here.
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
-import { createAwsClients } from '../adapters/clients';
+import { createVerifyClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
 import { jsonTelemetry } from '../adapters/json-telemetry';
-import { S3PayloadStore } from '../adapters/s3-payloads';
+import { S3PayloadWriter } from '../adapters/s3-payload-writer';
 import { SecretsManagerSource } from '../adapters/secrets';
 import { SqsDeliveryQueue } from '../adapters/sqs-queue';
 import { systemClock } from '../core/ports';
 import { createVerifyHandler } from './create-handler';
 
 const runtime = runtimeFromEnv();
-const clients = createAwsClients();
+const clients = createVerifyClients();
 
 export const handler = createVerifyHandler({
   config: runtime.config,
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
   queue: new SqsDeliveryQueue(clients.sqs, runtime.queueUrl),
-  payloads: new S3PayloadStore(clients.s3, runtime.bucketName),
+  // Signs with the SQS client's resolved credentials, region and hash: the same chain, resolved once.
+  payloads: new S3PayloadWriter({
+    bucket: runtime.bucketName,
+    bucketUrl: runtime.bucketUrl,
+    signing: clients.sqs.config,
+  }),
   secrets: new SecretsManagerSource(clients.secrets, runtime.secretArns, {
     cacheSeconds: runtime.config.secretCacheSeconds,
   }),

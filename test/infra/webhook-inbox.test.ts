@@ -352,6 +352,15 @@ describe('Lambdas', () => {
     }
     expect(verify).toHaveProperty([ENV.secretArns]);
     expect(processor).not.toHaveProperty([ENV.secretArns]);
+    // Verify's signed PutObject goes to the bucket's regional virtual-hosted name, the partition's suffix
+    // included; the processor reads through the S3 client and needs no URL.
+    expect(verify[ENV.bucketUrl]).toEqual({
+      'Fn::Join': [
+        '',
+        ['https://', { 'Fn::GetAtt': [expect.stringMatching(/PayloadBucket/), 'RegionalDomainName'] }, '/'],
+      ],
+    });
+    expect(processor).not.toHaveProperty([ENV.bucketUrl]);
     expect(verify).toMatchObject({
       POWERTOOLS_SERVICE_NAME: SERVICE.verify,
       POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

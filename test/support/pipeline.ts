@@ -3,7 +3,8 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Config } from '../../config';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
-import { S3PayloadStore } from '../../lambdas/adapters/s3-payloads';
+import { emulatorPayloadWriter } from '../../lambdas/adapters/s3-payload-writer';
+import { S3PayloadReader } from '../../lambdas/adapters/s3-payloads';
 import { SqsMessageControl } from '../../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../../lambdas/adapters/sqs-queue';
 import type { Clock, SecretSource } from '../../lambdas/core/ports';
@@ -69,7 +70,7 @@ export function verifyHandlerFor(
     config: ctx.config,
     inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
     queue: new SqsDeliveryQueue(ctx.clients.sqs, resources.queueUrl),
-    payloads: new S3PayloadStore(ctx.clients.s3, resources.bucketName),
+    payloads: emulatorPayloadWriter(ctx.clients.s3, resources.bucketName, ctx.emulators.endpoints.s3),
     secrets: new StaticSecrets({}),
     clock: new TestClock(),
     logger,
@@ -89,7 +90,7 @@ export function processHandlerFor(
   const handler = createProcessHandler({
     config: overrides.config ?? ctx.config,
     inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
-    payloads: new S3PayloadStore(ctx.clients.s3, resources.bucketName),
+    payloads: new S3PayloadReader(ctx.clients.s3, resources.bucketName),
     messages: new SqsMessageControl(ctx.clients.sqs, resources.queueUrl, resources.dlqUrl),
     handlers,
     clock: overrides.clock ?? { now: () => Date.now() },

@@ -1,7 +1,11 @@
-// S3PayloadStore against fauxqs's S3 through the real SDK client.
+// The payload bucket against fauxqs's S3: S3PayloadWriter's signed PUT (the verify Lambda's) and
+// S3PayloadReader through the real S3 client (the processor's and the CLI's), each reading what the other
+// wrote.
 import { createHash, randomBytes } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { S3PayloadStore } from '../../../lambdas/adapters/s3-payloads';
+import { emulatorPayloadWriter, type S3PayloadWriter } from '../../../lambdas/adapters/s3-payload-writer';
+import { S3PayloadReader } from '../../../lambdas/adapters/s3-payloads';
 import { payloadKey } from '../../../lambdas/core/envelope';
 import { DependencyError, InvalidPayloadRefError } from '../../../lambdas/core/errors';
 import { useEmulators } from '../../support/emulators';
@@ -9,8 +13,12 @@ import { injectFault } from '../../support/faults';
 
 const env = useEmulators();
 
-function store(): S3PayloadStore {
-  return new S3PayloadStore(env.clients.s3, env.resources.bucketName);
+function writer(): S3PayloadWriter {
+  return emulatorPayloadWriter(env.clients.s3, env.resources.bucketName, env.emulators.endpoints.s3);
+}
+
+function reader(): S3PayloadReader {
+  return new S3PayloadReader(env.clients.s3, env.resources.bucketName);
 }
 
 /** 1 MiB of random bytes that are certainly not UTF-8: any text decoding on the way would change them. */
@@ -20,23 +28,43 @@ function binaryBody(): Buffer {
   return body;
 }
 
-describe('S3PayloadStore', () => {
-  it('returns the exact bytes it stored: 1 MiB of random data with invalid UTF-8', async () => {
+describe('S3PayloadWriter and S3PayloadReader', () => {
+  it('read back the exact bytes written: 1 MiB of random data with invalid UTF-8', async () => {
     const body = binaryBody();
     const sha = createHash('sha256').update(body).digest('hex');
-    const ref = await store().put(payloadKey('github', sha), body);
+    const ref = await writer().put(payloadKey('github', sha), body);
     expect(ref).toBe(`s3://${env.resources.bucketName}/payloads/github/${sha}`);
-    const read = await store().get(ref);
+    const read = await reader().get(ref);
     expect(read.length).toBe(body.length);
     expect(read.equals(body)).toBe(true);
+  });
+
+  it('the writer stores under the key the S3 client reads, with the content type it names', async () => {
+    const body = Buffer.from([0x7b, 0xff, 0x7d]);
+    const key = payloadKey('shopify', createHash('sha256').update(body).digest('hex'));
+    await writer().put(key, body);
+    const object = await env.clients.s3.send(
+      new GetObjectCommand({ Bucket: env.resources.bucketName, Key: key }),
+    );
+    expect(Buffer.from((await object.Body?.transformToByteArray()) ?? []).equals(body)).toBe(true);
+    expect(object.ContentType).toBe('application/octet-stream');
+  });
+
+  it('the reader reads an object the S3 client wrote', async () => {
+    const body = Buffer.from('written by PutObjectCommand');
+    const key = payloadKey('slack', createHash('sha256').update(body).digest('hex'));
+    await env.clients.s3.send(
+      new PutObjectCommand({ Bucket: env.resources.bucketName, Key: key, Body: body }),
+    );
+    expect((await reader().get(`s3://${env.resources.bucketName}/${key}`)).equals(body)).toBe(true);
   });
 
   it('stores the same bytes under the same key twice without complaint (content-addressed)', async () => {
     const body = Buffer.from('{"same":"bytes"}');
     const key = payloadKey('stripe', createHash('sha256').update(body).digest('hex'));
-    const first = await store().put(key, body);
-    expect(await store().put(key, body)).toBe(first);
-    expect((await store().get(first)).equals(body)).toBe(true);
+    const first = await writer().put(key, body);
+    expect(await writer().put(key, body)).toBe(first);
+    expect((await reader().get(first)).equals(body)).toBe(true);
   });
 
   it('refuses references to another bucket or another scheme without fetching them', async () => {
@@ -48,26 +76,26 @@ describe('S3PayloadStore', () => {
       `https://${env.resources.bucketName}.s3.amazonaws.com/payloads/x`,
       `s3://${env.resources.bucketName}/`,
     ]) {
-      await expect(store().get(ref)).rejects.toBeInstanceOf(InvalidPayloadRefError);
+      await expect(reader().get(ref)).rejects.toBeInstanceOf(InvalidPayloadRefError);
     }
     expect(fault.calls).toBe(0);
   });
 
   it('reports a missing object as DependencyError(s3, GetObject)', async () => {
-    const error = await store()
+    const error = await reader()
       .get(`s3://${env.resources.bucketName}/payloads/github/absent`)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DependencyError);
     expect(error).toMatchObject({ dependency: 's3', operation: 'GetObject' });
   });
 
-  it('reports a failed PutObject as DependencyError(s3, PutObject)', async () => {
-    const fault = injectFault(env.clients.s3, { commands: 'PutObjectCommand', times: 1 });
-    onTestFinished(fault.remove);
-    await expect(store().put('payloads/github/x', Buffer.from('x'))).rejects.toMatchObject({
-      name: 'DependencyError',
-      dependency: 's3',
-      operation: 'PutObject',
+  it('reports a PutObject to a bucket that does not exist as DependencyError(s3, PutObject)', async () => {
+    const missing = emulatorPayloadWriter(env.clients.s3, 'no-such-bucket-here', env.emulators.endpoints.s3);
+    const error = await missing.put('payloads/github/x', Buffer.from('x')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'DependencyError', dependency: 's3', operation: 'PutObject' });
+    expect((error as Error).cause).toMatchObject({
+      name: 'NoSuchBucket',
+      $metadata: { httpStatusCode: 404 },
     });
   });
 });
