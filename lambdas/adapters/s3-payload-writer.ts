@@ -16,6 +16,7 @@ import type {
   HttpRequest,
   HttpResponse,
 } from '@smithy/types';
+import { fullJitter } from '../core/backoff';
 import { payloadRef } from '../core/envelope';
 import type { PayloadWriter } from '../core/ports';
 import { callDependency } from './dependency-call';
@@ -168,7 +169,7 @@ export class S3PayloadWriter implements PayloadWriter {
         );
       } catch (error) {
         if (attempt >= attempts || !isRetryable(error)) throw error;
-        await this.sleep(Math.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (attempt - 1)));
+        await this.sleep(fullJitter(attempt, RETRY_BASE_MS, RETRY_CAP_MS));
       }
     }
   }

@@ -3,6 +3,7 @@
 // until it is accepted or the sender gives up. Plus a read-only tally of what reached the queue.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../../config';
+import { fullJitter } from '../../lambdas/core/backoff';
 import { MESSAGE_ATTRIBUTES } from '../../lambdas/core/envelope';
 import { SCHEMES } from '../../lambdas/core/schemes';
 
@@ -32,11 +33,6 @@ export interface RetryPolicy {
   baseMs: number;
   capMs: number;
   maxAttempts: number;
-}
-
-/** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): uniform in [0, min(cap, base*2^n)]. */
-export function fullJitterMs(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  return random() * Math.min(policy.capMs, policy.baseMs * 2 ** retry);
 }
 
 /** One answer to one attempt; status 0 is a network error (no answer at all), described by `error`. */
@@ -72,7 +68,8 @@ export async function sendWithRetries(
 ): Promise<SendOutcome> {
   const attempts: Attempt[] = [];
   for (let n = 0; n < policy.maxAttempts; n++) {
-    if (n > 0) await new Promise((resolve) => setTimeout(resolve, fullJitterMs(n - 1, policy)));
+    if (n > 0)
+      await new Promise((resolve) => setTimeout(resolve, fullJitter(n, policy.baseMs, policy.capMs)));
     let status = 0;
     let error: string | undefined;
     try {
