@@ -196,12 +196,24 @@ export class DynamoInbox implements Inbox {
     });
   }
 
-  async markRequeued(pk: string, _nowMs: number): Promise<void> {
-    // A processed record stays processed: setting it `enqueued` would let the redriven copy run twice.
+  async markRequeued(pk: string, nowMs: number): Promise<void> {
+    // Only a record whose processing has ended without success. A processed record stays processed
+    // (`enqueued` would let the redriven copy run twice), and a live lease stays with its holder: taking
+    // its token away would make that worker's mark fail and the effect run again. A lapsed lease is a
+    // worker that died (a timeout, a crash), the usual way a poison message reaches the DLQ.
     await this.update(pk, {
       UpdateExpression: 'SET #status = :enqueued REMOVE leaseUntil, processingToken',
-      ConditionExpression: 'attribute_exists(pk) AND #status <> :processed',
-      values: { ':enqueued': 'enqueued', ':processed': 'processed' },
+      ConditionExpression:
+        'attribute_exists(pk) AND (#status IN (:deadLettered, :failed, :enqueued) OR ' +
+        '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))',
+      values: {
+        ':enqueued': 'enqueued',
+        ':deadLettered': 'dead-lettered',
+        ':failed': 'failed',
+        ':claimed': 'claimed',
+        ':processing': 'processing',
+        ':now': nowMs,
+      },
     });
   }
 

@@ -342,6 +342,31 @@ describe('processing lease', () => {
     expect((await inbox.get(PK))?.status).toBe('processed');
   });
 
+  it('markRequeued leaves a live processing lease with its holder, whose mark then still applies', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.markRequeued(PK, T0 + 10);
+    expect(await inbox.get(PK)).toMatchObject({ status: 'processing', processingToken: 'p1' });
+    expect(await inbox.markProcessed(PK, 'p1', T0 + 20)).toBe(true);
+  });
+
+  it('markRequeued takes back a lapsed processing lease (a worker that timed out on a poison message)', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.markRequeued(PK, T0 + PROCESSING_LEASE_MS + 1);
+    const record = await inbox.get(PK);
+    expect(record?.status).toBe('enqueued');
+    expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('markRequeued makes a failed record enqueued again', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    expect(await inbox.markFailed(PK, 'p1', 'http_500', T0 + 10)).toBe(true);
+    await inbox.markRequeued(PK, T0 + 20);
+    expect((await inbox.get(PK))?.status).toBe('enqueued');
+  });
+
   it('markRequeued never creates a record', async () => {
     await expect(inbox.markRequeued(PK, T0)).resolves.toBeUndefined();
     expect(await inbox.get(PK)).toBeUndefined();
