@@ -33,11 +33,16 @@ const BODY_BYTES = 1024;
 const CONCURRENCY = 16;
 const TARGET = 1.1;
 
-const FULL = { total: 1000, rounds: 4, warmup: 64, mix: 2000 };
-const QUICK = { total: 200, rounds: 2, warmup: 16, mix: 200 };
+// Many short rounds, each path in turn: the machine's load drifts over minutes, and short alternating
+// rounds put every path under the same drift. 20 rounds of 50 per path gave ratios that moved by a few
+// percent between runs, where 4 rounds of 250 moved by 10-30%.
+const FULL = { total: 1000, rounds: 20, warmup: 64, mix: 2000 };
+const QUICK = { total: 200, rounds: 4, warmup: 16, mix: 200 };
 /** How long to wait for the processor to drain one batch before giving up. */
 const DRAIN_TIMEOUT_MS = 120_000;
 const POLL_MS = 50;
+
+type Path = 'handler' | 'direct' | 'raw';
 
 const silent: LogSink = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -52,6 +57,8 @@ interface E2eRow extends Record<string, unknown> {
   allProcessedMs: number | null;
   /** Median over rounds: last answer to every record `processed`. */
   drainAfterLastMs: number | null;
+  /** Main event loop busy time per delivery while the batch was answered (processor work included). */
+  mainBusyMs: number;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -61,7 +68,7 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 function ms(value: number | null): string {
-  return value === null ? 'n/a' : `${value.toFixed(1)} ms`;
+  return value === null || Number.isNaN(value) ? 'n/a' : `${value.toFixed(1)} ms`;
 }
 
 /** Runs `count` tasks with `concurrency` workers; returns each task's latency in ms and the batch's wall. */
@@ -182,12 +189,17 @@ async function queueDepth(inbox: LocalInbox, queueUrl: string): Promise<number> 
 const columns: Column<E2eRow>[] = [
   { header: 'Path', cell: (r) => r.path },
   { header: 'Calls', cell: (r) => String(r.operations), align: 'right' },
-  { header: 'Per second', cell: (r) => formatOps(r.perSecond), align: 'right' },
+  {
+    header: 'Per second',
+    cell: (r) => (Number.isNaN(r.perSecond) ? 'n/a' : formatOps(r.perSecond)),
+    align: 'right',
+  },
   { header: 'p50', cell: (r) => ms(r.p50Ms), align: 'right' },
   { header: 'p95', cell: (r) => ms(r.p95Ms), align: 'right' },
   { header: 'p99', cell: (r) => ms(r.p99Ms), align: 'right' },
   { header: 'All processed\n(from 1st send)', cell: (r) => ms(r.allProcessedMs), align: 'right' },
   { header: 'Drain after\nlast answer', cell: (r) => ms(r.drainAfterLastMs), align: 'right' },
+  { header: 'Main loop busy\nper delivery', cell: (r) => ms(r.mainBusyMs), align: 'right' },
 ];
 
 async function run(context: SectionContext) {
@@ -242,8 +254,9 @@ async function run(context: SectionContext) {
         body: serializeEnvelope(envelope),
         attributes: envelopeAttributes(envelope),
       });
-      if (!(await rawInbox.markEnqueued(inboxKey(PROVIDER, id), claimToken, messageId, Date.now())))
-        throw new SectionAbort(`raw markEnqueued of ${id} failed`);
+      // As in the handler: the message is durable, so a mark the processor got ahead of (it already took
+      // the record) is not a failure. Under load the processor can win that race.
+      await rawInbox.markEnqueued(inboxKey(PROVIDER, id), claimToken, messageId, Date.now());
     };
 
     // The handler without the HTTP hop: local mode's own verify handler, invoked with the API Gateway
@@ -251,22 +264,20 @@ async function run(context: SectionContext) {
     // event decoding, envelope, answer.
     const directVerify = local.verify;
 
-    // A batch on any path: bodies and signatures are prepared before the clock starts.
-    const handlerBatch = async (tag: string, count: number) => {
+    // Each path's work for one batch, prepared before the clock starts (bodies signed, events built), as a
+    // task per delivery.
+    type Task = (i: number) => Promise<void>;
+    const prepareHttp = (tag: string, count: number): Task => {
       const deliveries = Array.from({ length: count }, (_, i) =>
         signedDelivery(config, secret, `e2e_${run}_${tag}_${i}`),
       );
-      const prefix = inboxKey(PROVIDER, `e2e_${run}_${tag}_`);
-      const started = performance.now();
-      const timed = await runConcurrent(count, CONCURRENCY, async (i) => {
+      return async (i) => {
         const status = await post(url, deliveries[i] as Delivery);
         if (status !== 202)
           throw new SectionAbort(`delivery ${deliveries[i]?.id} answered ${status}, not 202`);
-      });
-      const processedAt = await waitProcessed(local, prefix, count);
-      return { ...timed, started, processedAt };
+      };
     };
-    const directBatch = async (tag: string, count: number) => {
+    const prepareDirect = (tag: string, count: number): Task => {
       const events = Array.from({ length: count }, (_, i) => {
         const delivery = signedDelivery(config, secret, `e2e_${run}_${tag}_${i}`);
         return restProxyEvent({
@@ -276,54 +287,115 @@ async function run(context: SectionContext) {
           body: delivery.body,
         });
       });
-      const prefix = inboxKey(PROVIDER, `e2e_${run}_${tag}_`);
-      const started = performance.now();
-      const timed = await runConcurrent(count, CONCURRENCY, async (i) => {
+      return async (i) => {
         const answer = await directVerify(events[i] as (typeof events)[number]);
         if (answer.statusCode !== 202)
           throw new SectionAbort(`direct delivery ${i} answered ${answer.statusCode}, not 202`);
-      });
-      const processedAt = await waitProcessed(local, prefix, count);
-      return { ...timed, started, processedAt };
+      };
     };
-    const rawBatch = async (tag: string, count: number) => {
+    const prepareRaw = (tag: string, count: number): Task => {
       const bodies = Array.from({ length: count }, (_, i) => {
         const id = `e2e_${run}_${tag}_${i}`;
         return { id, body: jsonBody(BODY_BYTES, id, EVENT_TYPE, { timestamp: new Date().toISOString() }) };
       });
-      const prefix = inboxKey(PROVIDER, `e2e_${run}_${tag}_`);
-      const started = performance.now();
-      const timed = await runConcurrent(count, CONCURRENCY, async (i) => {
+      return async (i) => {
         const { id, body } = bodies[i] as { id: string; body: Buffer };
         await rawAccept(id, body);
-      });
-      const processedAt = await waitProcessed(local, prefix, count);
-      return { ...timed, started, processedAt };
+      };
+    };
+    const prepare = { handler: prepareHttp, direct: prepareDirect, raw: prepareRaw };
+
+    /** One path alone at CONCURRENCY, then until every delivery of the batch is processed. */
+    const batch = async (path: Path, tag: string, count: number) => {
+      const task = prepare[path](tag, count);
+      const loop = performance.eventLoopUtilization();
+      const started = performance.now();
+      const timed = await runConcurrent(count, CONCURRENCY, task);
+      const processedAt = await waitProcessed(local, inboxKey(PROVIDER, `e2e_${run}_${tag}_`), count);
+      // Until every delivery is processed, so the processor's share is whole on every path.
+      const mainBusyMs = performance.eventLoopUtilization(loop).active;
+      return { ...timed, started, processedAt, mainBusyMs };
+    };
+
+    /**
+     * The handler and the raw calls at the same time, each at CONCURRENCY: every moment of the machine's
+     * load falls on both alike, so what differs is what the handler does per delivery.
+     */
+    const pairedBatch = async (tag: string, count: number, first: 'direct' | 'raw' = 'direct') => {
+      const direct = prepare[first](`${tag}d`, count);
+      const raw = prepareRaw(`${tag}r`, count);
+      // Whichever side starts its workers first is ahead in every event-loop turn after, so the sides
+      // swap each round (odd tags start the raw side first).
+      const swap = Number(tag.slice(1)) % 2 === 1;
+      const [d, r] = swap
+        ? await Promise.all([
+            runConcurrent(count, CONCURRENCY, raw),
+            runConcurrent(count, CONCURRENCY, direct),
+          ]).then(([x, y]) => [y, x] as const)
+        : await Promise.all([
+            runConcurrent(count, CONCURRENCY, direct),
+            runConcurrent(count, CONCURRENCY, raw),
+          ]);
+      await waitProcessed(local, inboxKey(PROVIDER, `e2e_${run}_${tag}`), 2 * count);
+      return { direct: d.latencies, raw: r.latencies };
     };
 
     context.log(`end-to-end: warm-up (${plan.warmup} per path)`);
-    await handlerBatch('warm-h', plan.warmup);
-    await directBatch('warm-d', plan.warmup);
-    await rawBatch('warm-r', plan.warmup);
+    await batch('handler', 'warm-h', plan.warmup);
+    await batch('direct', 'warm-d', plan.warmup);
+    await batch('raw', 'warm-r', plan.warmup);
 
-    type Batch = Awaited<ReturnType<typeof handlerBatch>>;
-    type Path = 'handler' | 'direct' | 'raw';
+    type Batch = Awaited<ReturnType<typeof batch>>;
     const paths: Path[] = ['handler', 'direct', 'raw'];
-    const batchOf = { handler: handlerBatch, direct: directBatch, raw: rawBatch };
     const batches: Record<Path, Batch[]> = { handler: [], direct: [], raw: [] };
     for (let round = 0; round < plan.rounds; round++) {
       // Rotate the order so each path runs first, second and last equally often.
       const order = paths.map((_, k) => paths[(round + k) % paths.length] as Path);
       for (const path of order) {
         const tag = `${path[0]}${round}`;
-        const batch = await batchOf[path](tag, perRound);
-        batches[path].push(batch);
+        const result = await batch(path, tag, perRound);
+        batches[path].push(result);
         context.log(
-          `end-to-end: round ${round + 1}/${plan.rounds} ${path}: ${perRound} in ${batch.wallMs.toFixed(0)} ms, ` +
-            `all processed ${batch.processedAt === null ? 'TIMED OUT' : `${(batch.processedAt - batch.started).toFixed(0)} ms`}`,
+          `end-to-end: round ${round + 1}/${plan.rounds} ${path}: ${perRound} in ${result.wallMs.toFixed(0)} ms, ` +
+            `all processed ${result.processedAt === null ? 'TIMED OUT' : `${(result.processedAt - result.started).toFixed(0)} ms`}`,
         );
       }
     }
+
+    // The paired runs: the handler and the raw calls side by side, in rounds of the same size.
+    const paired = { direct: [] as number[], raw: [] as number[] };
+    const pairedRoundRatios: number[] = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      const result = await pairedBatch(`p${round}`, perRound);
+      paired.direct.push(...result.direct);
+      paired.raw.push(...result.raw);
+      pairedRoundRatios.push(percentile(result.direct, 50) / percentile(result.raw, 50));
+      context.log(`end-to-end: paired round ${round + 1}/${plan.rounds}: ${perRound} + ${perRound}`);
+    }
+    // The noise floor of the paired runs: the raw calls paired with themselves (an A/A test), in the same
+    // number of rounds. Its ratios show how far from 1.00x two identical paths land on this machine.
+    const calibration = { left: [] as number[], right: [] as number[] };
+    for (let round = 0; round < plan.rounds; round++) {
+      const result = await pairedBatch(`a${round}`, perRound, 'raw');
+      calibration.left.push(...result.direct);
+      calibration.right.push(...result.raw);
+      context.log(`end-to-end: A/A round ${round + 1}/${plan.rounds}: ${perRound} + ${perRound}`);
+    }
+    const aaP50 = percentile(calibration.left, 50) / percentile(calibration.right, 50);
+    const aaP99 = percentile(calibration.left, 99) / percentile(calibration.right, 99);
+    const pairedP50 = percentile(paired.direct, 50) / percentile(paired.raw, 50);
+    const pairedP99 = percentile(paired.direct, 99) / percentile(paired.raw, 99);
+    const pairedRow = (path: string, latencies: number[]): E2eRow => ({
+      path,
+      operations: latencies.length,
+      perSecond: Number.NaN,
+      p50Ms: percentile(latencies, 50),
+      p95Ms: percentile(latencies, 95),
+      p99Ms: percentile(latencies, 99),
+      allProcessedMs: null,
+      drainAfterLastMs: null,
+      mainBusyMs: Number.NaN,
+    });
 
     const summarize = (path: string, list: Batch[]): E2eRow => {
       const latencies = list.flatMap((b) => b.latencies);
@@ -337,6 +409,7 @@ async function run(context: SectionContext) {
         p99Ms: percentile(latencies, 99),
         allProcessedMs: done ? median(list.map((b) => (b.processedAt as number) - b.started)) : null,
         drainAfterLastMs: done ? median(list.map((b) => (b.processedAt as number) - b.lastAnswerAt)) : null,
+        mainBusyMs: median(list.map((b) => b.mainBusyMs / b.latencies.length)),
       };
     };
     const handlerRow = summarize('handler: HTTP POST -> gateway -> verify (202)', batches.handler);
@@ -347,6 +420,14 @@ async function run(context: SectionContext) {
     const directP50Ratio = directRow.p50Ms / rawRow.p50Ms;
     const directP99Ratio = directRow.p99Ms / rawRow.p99Ms;
     const verdict = (value: number) => (value <= TARGET ? 'MET' : 'MISSED');
+    // The same ratios per round (each round's paths ran back to back), then their median: a check on the
+    // pooled figures that one slow stretch of the machine cannot move much.
+    const roundRatio = (path: Path, p: number) =>
+      median(
+        batches[path].map(
+          (b, round) => percentile(b.latencies, p) / percentile(batches.raw[round]?.latencies ?? [], p),
+        ),
+      );
     const handlerTotalMs = batches.handler.reduce(
       (sum, b) => sum + ((b.processedAt ?? Number.NaN) - b.started),
       0,
@@ -455,6 +536,21 @@ async function run(context: SectionContext) {
         `Gateway event: p50 ${formatRatio(directP50Ratio)}: ${verdict(directP50Ratio)}, p99 ` +
         `${formatRatio(directP99Ratio)}: ${verdict(directP99Ratio)}. Through the local gateway over HTTP: p50 ` +
         `${formatRatio(p50Ratio)}: ${verdict(p50Ratio)}, p99 ${formatRatio(p99Ratio)}: ${verdict(p99Ratio)}.`,
+      `The same ratios round by round, median over the ${plan.rounds} rounds: API Gateway event p50 ` +
+        `${formatRatio(roundRatio('direct', 50))}, p99 ${formatRatio(roundRatio('direct', 99))}; HTTP p50 ` +
+        `${formatRatio(roundRatio('handler', 50))}, p99 ${formatRatio(roundRatio('handler', 99))}.`,
+      `Paired (the verify handler and the raw calls sent at the same time, ${CONCURRENCY} in flight each, ` +
+        `${plan.rounds} rounds of ${perRound} + ${perRound}, the side started first alternating; the same ` +
+        `machine load falls on both): p50 ` +
+        `${formatRatio(pairedP50)}: ${verdict(pairedP50)}, p99 ${formatRatio(pairedP99)}: ${verdict(pairedP99)}; ` +
+        `median of the per-round p50 ratios ${formatRatio(median(pairedRoundRatios))}. The same runs with the ` +
+        `raw calls on both sides (A/A, the noise floor): p50 ${formatRatio(aaP50)}, p99 ${formatRatio(aaP99)}.`,
+      'Main loop busy per delivery (event-loop utilization from the first send until every delivery of the ' +
+        'batch was processed, divided by its deliveries; the drain polling included) is the CPU each path ' +
+        'costs the one thread that runs the SDK clients, the handler and the processor: the handler adds ' +
+        `${ms(directRow.mainBusyMs - rawRow.mainBusyMs)} per delivery over ` +
+        `the raw calls (${formatRatio(directRow.mainBusyMs / rawRow.mainBusyMs)}), the HTTP hop and gateway ` +
+        `another ${ms(handlerRow.mainBusyMs - directRow.mainBusyMs)}.`,
       'The HTTP path includes what the raw path does not: the HTTP hop (fetch client and the node:http ' +
         'gateway emulation, in this same process), building the API Gateway event, Standard Webhooks ' +
         'signature verification on the raw bytes, JSON and envelope work, and the answer. The raw path is ' +
@@ -485,7 +581,17 @@ async function run(context: SectionContext) {
     ];
     const failed = mixChecks.filter((c) => c.endsWith('FAILED'));
     if (failed.length > 0) notes.push(`${failed.length} check(s) FAILED`);
-    return { columns, rows: [handlerRow, directRow, rawRow], notes };
+    return {
+      columns,
+      rows: [
+        handlerRow,
+        directRow,
+        rawRow,
+        pairedRow('paired: API Gateway event -> verify (202)', paired.direct),
+        pairedRow('paired: raw, at the same time', paired.raw),
+      ],
+      notes,
+    };
   } finally {
     await inbox?.stop().catch(() => undefined);
     rmSync(cwd, { recursive: true, force: true });
