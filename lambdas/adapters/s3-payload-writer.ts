@@ -3,9 +3,8 @@
 // DynamoDB, SQS and Secrets Manager clients. Why: `npm run bench` (cold start) measured S3Client at about
 // 120 KiB of the verify bundle, a third of everything the other three clients cost together, for one call
 // on the rare large-body path. The processor, local mode and the CLI read objects through S3PayloadReader
-// and the full client. test/unit/adapters/s3-payload-writer.test.ts checks that this signs exactly what
+// and the full client. test/unit/lambdas/adapters/s3-payload-writer.test.ts checks that this signs exactly what
 // S3Client signs for the same PutObject.
-import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -130,8 +129,9 @@ export class S3PayloadWriter implements PayloadWriter {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  async put(key: string, body: Buffer): Promise<string> {
-    const sha256 = createHash('sha256').update(body).digest();
+  async put(key: string, body: Buffer, sha256Hex: string): Promise<string> {
+    // The caller's digest: hashing a body of up to 6 MB again would be the hot path's biggest CPU cost.
+    const sha256 = Buffer.from(sha256Hex, 'hex');
     const request: HttpRequest = {
       method: 'PUT',
       protocol: this.url.protocol,

@@ -2,6 +2,7 @@
 // over the ports; what each outcome answers is decided in answers.ts.
 import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
+import { providerById } from '../../config/provider-lookup';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
@@ -94,10 +95,7 @@ export async function acceptDelivery(
 ): Promise<DeliveryResult> {
   const facts: DeliveryFacts = { bytes: request.body.length };
   if (request.method !== 'POST') return { ...facts, outcome: 'rejected', reason: 'method_not_allowed' };
-  // Own keys only: the id comes from the URL, and `/webhooks/constructor` must not find Object's members.
-  const providers = deps.config.providers;
-  const id = request.providerId;
-  const provider = id !== undefined && Object.hasOwn(providers, id) ? providers[id] : undefined;
+  const provider = providerById(deps.config, request.providerId);
   if (!provider) return { ...facts, outcome: 'rejected', reason: 'unknown_provider' };
   facts.provider = provider.id;
   if (request.body.length > provider.maxBodyBytes)
@@ -169,7 +167,11 @@ async function claimAndEnqueue(
   let messageId: string;
   try {
     const dataref = large
-      ? await deps.payloads.put(payloadKey(provider.id, delivery.payloadSha256), delivery.body)
+      ? await deps.payloads.put(
+          payloadKey(provider.id, delivery.payloadSha256),
+          delivery.body,
+          delivery.payloadSha256,
+        )
       : undefined;
     const envelope = buildEnvelope({
       provider: provider.id,

@@ -60,8 +60,12 @@ export interface DeliveryQueue {
 }
 
 export interface PayloadWriter {
-  /** Content-addressed: the same bytes always land on the same key. Returns the `s3://` reference. */
-  put(key: string, body: Buffer): Promise<string>;
+  /**
+   * Content-addressed: the same bytes always land on the same key. `sha256Hex` is the body's digest, which
+   * the caller already has (it is in the key); the store sends it for the service to check on arrival.
+   * Returns the `s3://` reference.
+   */
+  put(key: string, body: Buffer, sha256Hex: string): Promise<string>;
 }
 
 export interface PayloadReader {

@@ -32,7 +32,7 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
   it('read back the exact bytes written: 1 MiB of random data with invalid UTF-8', async () => {
     const body = binaryBody();
     const sha = createHash('sha256').update(body).digest('hex');
-    const ref = await writer().put(payloadKey('github', sha), body);
+    const ref = await writer().put(payloadKey('github', sha), body, sha);
     expect(ref).toBe(`s3://${env.resources.bucketName}/payloads/github/${sha}`);
     const read = await reader().get(ref);
     expect(read.length).toBe(body.length);
@@ -41,8 +41,9 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
 
   it('the writer stores under the key the S3 client reads, with the content type it names', async () => {
     const body = Buffer.from([0x7b, 0xff, 0x7d]);
-    const key = payloadKey('shopify', createHash('sha256').update(body).digest('hex'));
-    await writer().put(key, body);
+    const sha = createHash('sha256').update(body).digest('hex');
+    const key = payloadKey('shopify', sha);
+    await writer().put(key, body, sha);
     const object = await env.clients.s3.send(
       new GetObjectCommand({ Bucket: env.resources.bucketName, Key: key }),
     );
@@ -61,9 +62,10 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
 
   it('stores the same bytes under the same key twice without complaint (content-addressed)', async () => {
     const body = Buffer.from('{"same":"bytes"}');
-    const key = payloadKey('stripe', createHash('sha256').update(body).digest('hex'));
-    const first = await writer().put(key, body);
-    expect(await writer().put(key, body)).toBe(first);
+    const sha = createHash('sha256').update(body).digest('hex');
+    const key = payloadKey('stripe', sha);
+    const first = await writer().put(key, body, sha);
+    expect(await writer().put(key, body, sha)).toBe(first);
     expect((await reader().get(first)).equals(body)).toBe(true);
   });
 
@@ -91,7 +93,9 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
 
   it('reports a PutObject to a bucket that does not exist as DependencyError(s3, PutObject)', async () => {
     const missing = emulatorPayloadWriter(env.clients.s3, 'no-such-bucket-here', env.emulators.endpoints.s3);
-    const error = await missing.put('payloads/github/x', Buffer.from('x')).catch((e: unknown) => e);
+    const error = await missing
+      .put('payloads/github/x', Buffer.from('x'), createHash('sha256').update('x').digest('hex'))
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'DependencyError', dependency: 's3', operation: 'PutObject' });
     expect((error as Error).cause).toMatchObject({
       name: 'NoSuchBucket',
