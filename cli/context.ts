@@ -1,6 +1,7 @@
 // The project the command runs in: its configuration (cdk.json) and the provider a command names. Loaded
 // on demand, after commander has parsed the line, so `--help` and usage errors stay fast.
 import type { Config, ResolvedProvider } from '../config';
+import { providerById } from '../config/provider-lookup';
 import { CliError, UsageError } from './output';
 
 export interface Project {
@@ -26,7 +27,7 @@ export async function loadProject(): Promise<Project> {
 }
 
 export function providerOf(config: Config, id: string): ResolvedProvider {
-  const provider = Object.hasOwn(config.providers, id) ? config.providers[id] : undefined;
+  const provider = providerById(config, id);
   if (!provider) {
     throw new UsageError(
       `unknown provider "${id}"; configured providers: ${Object.keys(config.providers).join(', ')}`,

@@ -2,6 +2,7 @@
 // the ports; the Lambda handler turns the result into a partial batch response.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
+import { providerById } from '../../config/provider-lookup';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
 import { backoffSeconds } from './backoff';
@@ -98,10 +99,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     dedupKey: envelope.dedupkey,
   };
   const pk = inboxKey(envelope.provider, envelope.dedupkey);
-  // Own keys only: a provider named `constructor` or `__proto__` is unknown, not Object's.
-  const provider = Object.hasOwn(deps.config.providers, envelope.provider)
-    ? deps.config.providers[envelope.provider]
-    : undefined;
+  const provider = providerById(deps.config, envelope.provider);
   const token = randomUUID();
   let leased = false;
 
