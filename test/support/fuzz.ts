@@ -62,7 +62,7 @@ export class Rng {
   }
 }
 
-export interface ProviderSecrets {
+interface ProviderSecrets {
   /** What the handler is configured with, newest first (rotation: the previous one still verifies). */
   configured: [current: string, previous: string];
   /** A well-formed secret nobody configured. */
@@ -125,7 +125,7 @@ export interface FuzzCase {
   status?: number;
 }
 
-export interface FuzzEnv {
+interface FuzzEnv {
   rng: Rng;
   config: Config;
   secrets: Record<FuzzProvider, ProviderSecrets>;
@@ -921,7 +921,7 @@ export function makeCase(env: FuzzEnv, index: number, options: CaseOptions): Fuz
 // The oracle
 
 /** What the handler gets out of an event, decoded independently of our front-door code. */
-export interface SeenRequest {
+interface SeenRequest {
   route: string | undefined;
   body: Buffer;
   /** Lowercase name -> every value, from every spelling of the name. */

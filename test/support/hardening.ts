@@ -1,13 +1,14 @@
 // Shared by the verify hardening suites (bad inputs, positive controls): deliveries signed independently of
 // the product's own `sign`, sent through the real verify handler over the emulators, and one assertion each
 // for "rejected, nothing stored, nothing leaked" and "accepted once, bytes intact".
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeEach, expect } from 'vitest';
 import { parseConfig } from '../../config';
 import type { RejectReason } from '../../lambdas/core/reasons';
+import { sha256Hex } from '../../lambdas/core/schemes/primitives';
 import type { MetricSink } from '../../lambdas/core/telemetry';
 import type { VerifyResponse } from '../../lambdas/verify/create-handler';
 import type { ProvisionedResources } from '../../local/resources';
@@ -19,7 +20,7 @@ import { type CapturingLogger, StaticSecrets, TestClock, verifyHandlerFor } from
 export const MAX_BODY_BYTES = 8192;
 export const TOLERANCE_SECONDS = 300;
 
-export const HARDENING_CONFIG = parseConfig({
+const HARDENING_CONFIG = parseConfig({
   providers: {
     'standard-webhooks': {
       scheme: 'standard-webhooks',
@@ -67,15 +68,13 @@ export function swMac(secret: string, id: string, timestamp: string, body: Buffe
   return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
-export function githubMac(secret: string, body: Buffer): string {
+function githubMac(secret: string, body: Buffer): string {
   return createHmac('sha256', secret).update(body).digest('hex');
 }
 
-export function stripeMac(secret: string, timestamp: string, body: Buffer): string {
+function stripeMac(secret: string, timestamp: string, body: Buffer): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
 }
-
-export const sha256Hex = (body: Buffer) => createHash('sha256').update(body).digest('hex');
 
 /** A distinctive string inside a body, so a partial echo of the body is caught too. */
 export const canary = () => `body-canary-${randomUUID()}`;
@@ -189,7 +188,7 @@ export function findLeaks(haystack: string, needles: readonly Needle[]): string[
 
 // ---- the harness ----
 
-export class CapturingMetrics implements MetricSink {
+class CapturingMetrics implements MetricSink {
   readonly calls: unknown[] = [];
   addMetric(name: string, unit: string, value: number) {
     this.calls.push({ name, unit, value });
@@ -221,7 +220,7 @@ export interface Expected {
 
 const ZERO_COUNTS = { visible: 0, inFlight: 0, delayed: 0 };
 
-export class Hardening {
+class Hardening {
   resources!: ProvisionedResources;
   clock!: TestClock;
   /** Secrets used to sign in this test, added to the leak needles even when not configured. */
@@ -362,7 +361,7 @@ export class Hardening {
   }
 }
 
-export function expectNoLeaks(sent: Sent): void {
+function expectNoLeaks(sent: Sent): void {
   // The answer body is JSON already: stringifying it again would escape an echoed payload twice.
   const { body, ...answer } = sent.response;
   const haystack = [

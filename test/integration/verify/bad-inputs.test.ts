@@ -330,9 +330,10 @@ describe('repeated headers (401 repeated_header)', () => {
     {
       name: 'webhook-signature and Webhook-Signature (names differing in case)',
       event: () => {
-        const event = h.sw();
-        const valid = event.headers['webhook-signature']!;
-        return h.sw({ headers: { 'Webhook-Signature': valid } });
+        // The same body both times, so the second spelling carries a signature valid for what is sent.
+        const body = jsonBody();
+        const valid = h.sw({ body }).headers['webhook-signature']!;
+        return h.sw({ body, headers: { 'Webhook-Signature': valid } });
       },
     },
     {

@@ -14,6 +14,7 @@ import type { FinalizeRequestMiddleware, HttpRequest, HttpResponse } from '@smit
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { S3PayloadWriter } from '../../../../lambdas/adapters/s3-payload-writer';
 import { payloadKey } from '../../../../lambdas/core/envelope';
+import { sha256Hex } from '../../../../lambdas/core/schemes/primitives';
 
 const REGION = 'eu-west-1';
 const BUCKET = 'inbox-payloadbucket-1a2b3c4d5e6f';
@@ -103,7 +104,7 @@ async function signedByWriter(key: string, body: Buffer): Promise<HttpRequest> {
     captured = request;
     return response(200);
   });
-  expect(await instance.put(key, body)).toBe(`s3://${BUCKET}/${key}`);
+  expect(await instance.put(key, body, sha256Hex(body))).toBe(`s3://${BUCKET}/${key}`);
   if (captured === undefined) throw new Error('the writer sent nothing');
   return captured;
 }
@@ -125,7 +126,7 @@ describe('S3PayloadWriter signs what S3Client signs', () => {
 
   for (const [what, body] of bodies) {
     it(`for ${what}: same URL, same signed headers, same Authorization`, async () => {
-      const key = payloadKey('github', createHash('sha256').update(body).digest('hex'));
+      const key = payloadKey('github', sha256Hex(body));
       const sdk = await signedBySdk(key, body);
       const ours = await signedByWriter(key, body);
       expect({ method: ours.method, hostname: ours.hostname, path: ours.path, query: ours.query }).toEqual({
@@ -157,13 +158,28 @@ describe('S3PayloadWriter retries what S3 calls transient, and nothing else', ()
   const slowDown =
     '<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Reduce your rate</Message></Error>';
 
-  it('retries a 503 SlowDown with full-jitter backoff, then succeeds', async () => {
+  /** S3's answers in turn (the last one again once they run out): a status, a status and body, or a throw. */
+  type Answer = number | [number, string] | Error;
+
+  /** One put against a transport that gives `answers`; what it saw, and the error if the put failed. */
+  async function putAgainst(answers: Answer[]) {
     let calls = 0;
     const { instance, sleeps } = writer(async () => {
+      const answer = answers[Math.min(calls, answers.length - 1)] as Answer;
       calls += 1;
-      return calls < 3 ? response(503, slowDown) : response(200);
+      if (answer instanceof Error) throw answer;
+      return typeof answer === 'number' ? response(answer) : response(...answer);
     });
-    await instance.put(key, body);
+    const error = await instance.put(key, body, sha256Hex(body)).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    return { calls, sleeps, error };
+  }
+
+  it('retries a 503 SlowDown with full-jitter backoff, then succeeds', async () => {
+    const { calls, sleeps, error } = await putAgainst([[503, slowDown], [503, slowDown], 200]);
+    expect(error).toBeUndefined();
     expect(calls).toBe(3);
     expect(sleeps).toHaveLength(2);
     expect(sleeps[0]).toBeLessThanOrEqual(100);
@@ -171,50 +187,31 @@ describe('S3PayloadWriter retries what S3 calls transient, and nothing else', ()
   });
 
   it('retries a network error (no answer at all)', async () => {
-    let calls = 0;
-    const { instance } = writer(async () => {
-      calls += 1;
-      if (calls === 1) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-      return response(200);
-    });
-    await instance.put(key, body);
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const { calls, error } = await putAgainst([reset, 200]);
+    expect(error).toBeUndefined();
     expect(calls).toBe(2);
   });
 
   it('retries 400 RequestTimeout, which S3 sends for a stalled upload', async () => {
-    let calls = 0;
-    const { instance } = writer(async () => {
-      calls += 1;
-      return calls === 1 ? response(400, '<Error><Code>RequestTimeout</Code></Error>') : response(200);
-    });
-    await instance.put(key, body);
+    const { calls, error } = await putAgainst([[400, '<Error><Code>RequestTimeout</Code></Error>'], 200]);
+    expect(error).toBeUndefined();
     expect(calls).toBe(2);
   });
 
   it('gives up after maxAttempts with DependencyError(s3, PutObject), the S3 code as its cause', async () => {
-    let calls = 0;
-    const { instance } = writer(async () => {
-      calls += 1;
-      return response(503, slowDown);
-    }, 3);
-    const error = await instance.put(key, body).catch((e: unknown) => e);
+    const { calls, error } = await putAgainst([[503, slowDown]]);
     expect(calls).toBe(3);
     expect(error).toMatchObject({ name: 'DependencyError', dependency: 's3', operation: 'PutObject' });
-    expect((error as Error).cause).toMatchObject({ name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
+    expect(error?.cause).toMatchObject({ name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
   });
 
   it('does not retry 403 AccessDenied: a policy problem, the same on every attempt', async () => {
-    let calls = 0;
-    const { instance } = writer(async () => {
-      calls += 1;
-      return response(403, '<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
-    });
-    const error = await instance.put(key, body).catch((e: unknown) => e);
+    const { calls, error } = await putAgainst([
+      [403, '<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>'],
+    ]);
     expect(calls).toBe(1);
-    expect((error as Error).cause).toMatchObject({
-      name: 'AccessDenied',
-      $metadata: { httpStatusCode: 403 },
-    });
+    expect(error?.cause).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
   });
 
   it('signs each attempt afresh, so a retry after a long wait carries a current date', async () => {
@@ -228,7 +225,7 @@ describe('S3PayloadWriter retries what S3 calls transient, and nothing else', ()
           ? response(500, '<Error><Code>InternalError</Code></Error>')
           : response(200);
       });
-      await instance.put(key, body);
+      await instance.put(key, body, sha256Hex(body));
       expect(dates).toEqual(['20261130T080000Z', '20261130T082000Z']);
     } finally {
       vi.useRealTimers();
