@@ -252,8 +252,9 @@ async function run(context: SectionContext) {
         cpuOverReference: cpu / refCpu,
       };
     });
-    const verify = rows[0] as ColdStartRow;
-    const withS3 = rows[3] as ColdStartRow;
+    const rowOf = (id: Candidate['id']) => rows[candidates.findIndex((c) => c.id === id)] as ColdStartRow;
+    const verify = rowOf('verify');
+    const withS3 = rowOf('reference-s3');
     const verdict = (value: number) => (value <= TARGET ? 'MET' : 'MISSED');
     const verifyPackages = packageBytes(candidates[0] as Candidate);
     const referencePackages = packageBytes(reference);
@@ -268,7 +269,7 @@ async function run(context: SectionContext) {
       'The reference imports and constructs DynamoDBClient, SQSClient and SecretsManagerClient, the clients ' +
         'the verify Lambda constructs. Verify writes large bodies to S3 with a signed PUT made with the ' +
         "SDK's own signer and HTTP handler (S3PayloadWriter), not with S3Client: the last row shows what " +
-        `S3Client alone would add (${kib(withS3.bytes - (rows[2] as ColdStartRow).bytes)}, ` +
+        `S3Client alone would add (${kib(withS3.bytes - rowOf('reference').bytes)}, ` +
         `${formatRatio(withS3.cpuOverReference)} import CPU).`,
       `Method: esbuild ${CDK_LIKE.format}/${CDK_LIKE.target}, bundle, minify, sourcemap (external file, not counted), ` +
         'createRequire banner, nothing external. Import time = process.cpuUsage() (user+system) around ' +

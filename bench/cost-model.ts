@@ -24,7 +24,8 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
 import type { Config } from '../config';
-import { ENV, runtimeFromEnv } from '../config/runtime';
+import { decodeLambdaConfig } from '../config/lambda-config';
+import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, PROCESS_METRICS, SERVICE, VERIFY_METRICS } from '../config/telemetry';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
@@ -49,7 +50,7 @@ import { CallRecorder, callKey, dynamoItemBytes, type RecordedCall, sqsPayloadBy
 import { jsonBody } from './lib/bodies';
 import { runTsChild, startTsChild } from './lib/child';
 import { formatBytes } from './lib/format';
-import { median } from './lib/measure';
+import { median, percentile } from './lib/measure';
 import { loadPrices, PRICE_FILE, type PriceKey, type Prices } from './lib/prices';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
 import type { TemplateFacts } from './lib/template-facts';
@@ -140,12 +141,6 @@ interface Phase {
   resources: ProvisionedResources;
   verify: VerifyHandler;
   processor: ProcessHandler;
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] as number;
 }
 
 function signedEvent(env: Env, id: string, size: number) {
@@ -811,6 +806,9 @@ function lines(
     p('cloudwatchLogsStorageGbMonth') * ((retentionDays ?? MONTH_DAYS) / MONTH_DAYS);
   const processorLog =
     scenario === 'full' ? m.sizing.processorLogBytesFull : (m.sizing.processorLogBytesSingle ?? 0);
+  // One line prices both functions' logs at one retention; a template where they differ would be mispriced.
+  if (facts.verify.logRetentionDays !== facts.processor.logRetentionDays)
+    throw new SectionAbort('the verify and processor log groups have different retentions: price them apart');
   const lambdaLogBytes =
     m.sizing.verifyLogBytes +
     platformLogBytes(m.verify, facts.verify.memoryMb) +
@@ -1008,19 +1006,17 @@ async function run(context: SectionContext) {
       throw new SectionAbort(
         `the table is ${facts[door].table.billingMode}; the model prices on-demand only`,
       );
+    if (facts[door].table.tableClass !== 'STANDARD')
+      throw new SectionAbort(
+        `the table class is ${facts[door].table.tableClass}; the price file has Standard prices only`,
+      );
   }
   const configEnv = facts.rest.verify.configEnv;
   if (configEnv === null) throw new SectionAbort(`the verify Lambda has no literal ${ENV.config}`);
   if (configEnv !== facts.http.verify.configEnv)
     throw new SectionAbort('the REST and HTTP API stacks give the Lambdas different configs');
-  // Decoded by the Lambdas' own reader, whatever the variable's encoding.
-  const { config } = runtimeFromEnv({
-    [ENV.config]: configEnv,
-    [ENV.table]: 'table',
-    [ENV.queueUrl]: 'queue',
-    [ENV.dlqUrl]: 'dlq',
-    [ENV.bucket]: 'bucket',
-  });
+  // Decoded by the Lambdas' own reader.
+  const config = decodeLambdaConfig(configEnv, ENV.config);
   const provider = config.providers[PROVIDER];
   const scheme = SCHEMES[provider?.scheme ?? PROVIDER];
   if (!provider || !scheme) throw new SectionAbort(`the synthesized config has no ${PROVIDER} provider`);

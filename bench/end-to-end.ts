@@ -23,7 +23,7 @@ import { restProxyEvent } from '../local/rest-proxy-event';
 import { readSecretsFile } from '../local/secrets-file';
 import { jsonBody } from './lib/bodies';
 import { formatOps, formatRatio } from './lib/format';
-import { median } from './lib/measure';
+import { median, percentile } from './lib/measure';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,12 +59,6 @@ interface E2eRow extends Record<string, unknown> {
   drainAfterLastMs: number | null;
   /** Main event loop busy time per delivery while the batch was answered (processor work included). */
   mainBusyMs: number;
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index] as number;
 }
 
 function ms(value: number | null): string {
@@ -259,11 +253,6 @@ async function run(context: SectionContext) {
       await rawInbox.markEnqueued(inboxKey(PROVIDER, id), claimToken, messageId, Date.now());
     };
 
-    // The handler without the HTTP hop: local mode's own verify handler, invoked with the API Gateway
-    // event the gateway would make. This is the handler's overhead over the raw calls: signature check,
-    // event decoding, envelope, answer.
-    const directVerify = local.verify;
-
     // Each path's work for one batch, prepared before the clock starts (bodies signed, events built), as a
     // task per delivery.
     type Task = (i: number) => Promise<void>;
@@ -288,7 +277,9 @@ async function run(context: SectionContext) {
         });
       });
       return async (i) => {
-        const answer = await directVerify(events[i] as (typeof events)[number]);
+        // The handler without the HTTP hop: local mode's own verify handler, with the API Gateway event
+        // the gateway would make (signature check, event decoding, envelope, answer).
+        const answer = await local.verify(events[i] as (typeof events)[number]);
         if (answer.statusCode !== 202)
           throw new SectionAbort(`direct delivery ${i} answered ${answer.statusCode}, not 202`);
       };
@@ -321,23 +312,21 @@ async function run(context: SectionContext) {
      * The handler and the raw calls at the same time, each at CONCURRENCY: every moment of the machine's
      * load falls on both alike, so what differs is what the handler does per delivery.
      */
-    const pairedBatch = async (tag: string, count: number, first: 'direct' | 'raw' = 'direct') => {
+    const pairedBatch = async (
+      tag: string,
+      round: number,
+      count: number,
+      first: 'direct' | 'raw' = 'direct',
+    ) => {
       const direct = prepare[first](`${tag}d`, count);
       const raw = prepareRaw(`${tag}r`, count);
       // Whichever side starts its workers first is ahead in every event-loop turn after, so the sides
-      // swap each round (odd tags start the raw side first).
-      const swap = Number(tag.slice(1)) % 2 === 1;
-      const [d, r] = swap
-        ? await Promise.all([
-            runConcurrent(count, CONCURRENCY, raw),
-            runConcurrent(count, CONCURRENCY, direct),
-          ]).then(([x, y]) => [y, x] as const)
-        : await Promise.all([
-            runConcurrent(count, CONCURRENCY, direct),
-            runConcurrent(count, CONCURRENCY, raw),
-          ]);
+      // swap each round.
+      const sides = round % 2 === 1 ? [raw, direct] : [direct, raw];
+      const latencies = await Promise.all(sides.map((task) => runConcurrent(count, CONCURRENCY, task)));
       await waitProcessed(local, inboxKey(PROVIDER, `e2e_${run}_${tag}`), 2 * count);
-      return { direct: d.latencies, raw: r.latencies };
+      const [d, r] = round % 2 === 1 ? [latencies[1], latencies[0]] : [latencies[0], latencies[1]];
+      return { direct: d?.latencies ?? [], raw: r?.latencies ?? [] };
     };
 
     context.log(`end-to-end: warm-up (${plan.warmup} per path)`);
@@ -366,7 +355,7 @@ async function run(context: SectionContext) {
     const paired = { direct: [] as number[], raw: [] as number[] };
     const pairedRoundRatios: number[] = [];
     for (let round = 0; round < plan.rounds; round++) {
-      const result = await pairedBatch(`p${round}`, perRound);
+      const result = await pairedBatch(`p${round}`, round, perRound);
       paired.direct.push(...result.direct);
       paired.raw.push(...result.raw);
       pairedRoundRatios.push(percentile(result.direct, 50) / percentile(result.raw, 50));
@@ -376,7 +365,7 @@ async function run(context: SectionContext) {
     // number of rounds. Its ratios show how far from 1.00x two identical paths land on this machine.
     const calibration = { left: [] as number[], right: [] as number[] };
     for (let round = 0; round < plan.rounds; round++) {
-      const result = await pairedBatch(`a${round}`, perRound, 'raw');
+      const result = await pairedBatch(`a${round}`, round, perRound, 'raw');
       calibration.left.push(...result.direct);
       calibration.right.push(...result.raw);
       context.log(`end-to-end: A/A round ${round + 1}/${plan.rounds}: ${perRound} + ${perRound}`);

@@ -13,12 +13,12 @@ export interface RecordedCall {
   operation: string;
   /** Wall time from handing the request to the transport until the response arrived. */
   ms: number;
-  /** The request body of the calls the cost model sizes (PutItem, SendMessage), as text. */
+  /** The request body of the calls the cost model sizes (SendMessage), as text. */
   body?: string;
 }
 
-/** Operations whose request bodies are kept: the item written, the message sent. */
-const KEEP_BODY = new Set(['PutItem', 'SendMessage']);
+/** Operations whose request bodies are kept: the message sent (item sizes come from a read-back). */
+const KEEP_BODY = new Set(['SendMessage']);
 
 function bodyText(body: unknown): string | undefined {
   if (typeof body === 'string') return body;

@@ -89,6 +89,13 @@ async function warmUp(candidate: Candidate, warmupMs: number): Promise<number> {
   }
 }
 
+/** The nearest-rank percentile: the smallest value with at least p% of the values at or below it. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
