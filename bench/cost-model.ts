@@ -237,7 +237,7 @@ function buildPhase(
       config,
       inbox,
       payloads: new S3PayloadReader(clients.s3, resources.bucketName),
-      messages: new SqsMessageControl(clients.sqs, resources.queueUrl, resources.dlqUrl),
+      messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
       handlers: EVENT_HANDLERS,
       clock: systemClock,
       defaultLeaseMs: env.facts.processor.timeoutSeconds * 1000,

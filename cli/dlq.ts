@@ -26,8 +26,14 @@ export interface DlqEntry {
   eventType?: string;
   dedupKey?: string;
   deliveryId?: string;
-  /** Set by the processor when it dead-letters at once; absent when SQS moved it after maxReceiveCount. */
+  /**
+   * Why the processor gave it up: the inbox record's last error code (a permanent error such as
+   * `schema_mismatch`, or the transient one that failed the last receive). Older messages may carry it as
+   * a message attribute instead.
+   */
   errorCode?: string;
+  /** The inbox record's status, when it was looked up. */
+  inboxStatus?: string;
   receiveCount: number;
   sentAt?: string;
   ageSeconds?: number;
@@ -67,7 +73,29 @@ export function describeMessage(message: ReceivedMessage, nowMs = Date.now()): D
   };
 }
 
-const errorLabel = (entry: DlqEntry) => entry.errorCode ?? pc.dim('retries exhausted');
+const errorLabel = (entry: DlqEntry) => entry.errorCode ?? pc.dim('unknown');
+
+/** Adds the inbox record's error code and status to each entry, a few lookups at a time. */
+async function withInboxFacts(inbox: DynamoInbox, entries: DlqEntry[]): Promise<DlqEntry[]> {
+  const out: DlqEntry[] = [];
+  for (let start = 0; start < entries.length; start += 10) {
+    const slice = entries.slice(start, start + 10);
+    out.push(
+      ...(await Promise.all(
+        slice.map(async (entry) => {
+          if (!entry.provider || !entry.dedupKey) return entry;
+          const record = await inbox.get(`${entry.provider}#${entry.dedupKey}`);
+          return {
+            ...entry,
+            errorCode: entry.errorCode ?? record?.lastErrorCode,
+            inboxStatus: record?.status,
+          };
+        }),
+      )),
+    );
+  }
+  return out;
+}
 
 function entriesTable(entries: DlqEntry[]): string {
   return table(
@@ -153,7 +181,10 @@ export function registerDlq(program: Command): void {
 On AWS this starts an SQS message move task (StartMessageMoveTask) and follows its progress. Locally
 (the emulator has no move tasks) each message is received, sent to the main queue with the same body
 and attributes (minus errorCode) and deleted from the DLQ only once the send succeeded. The inbox
-records go back to \`enqueued\`. Fix the cause first: a message that fails again is dead-lettered again.`,
+records of what moved go back to \`enqueued\` (unless the processor has taken them already), then the
+processor takes them as new messages. The SQS console's "Start DLQ redrive" does the same move; every
+DLQ message got there through the queue's redrive policy, so it knows its source queue. Fix the cause
+first: a message that fails again is dead-lettered again.`,
   );
   redrive.action((options: TargetOptions & JsonOption & { maxPerSecond?: number; dryRun?: boolean }) =>
     withQueue(options, (opened) => runRedrive(opened, options)),
@@ -175,9 +206,15 @@ records go back to \`enqueued\`. Fix the cause first: a message that fails again
   });
 }
 
-async function runList({ target, ops }: Opened, options: JsonOption & { limit: number }): Promise<number> {
+async function runList(
+  { target, ops, inbox }: Opened,
+  options: JsonOption & { limit: number },
+): Promise<number> {
   const counts = await ops.counts(target.dlqUrl);
-  const entries = (await ops.peek(target.dlqUrl, { limit: options.limit })).map((m) => describeMessage(m));
+  const entries = await withInboxFacts(
+    inbox,
+    (await ops.peek(target.dlqUrl, { limit: options.limit })).map((m) => describeMessage(m)),
+  );
   if (options.json) {
     printJson(entries);
     return 0;
@@ -211,9 +248,12 @@ async function runShow(
       'list them with `webhook-inbox dlq list`',
     );
   }
-  const entry = describeMessage(message);
+  const described = describeMessage(message);
   const record =
-    entry.provider && entry.dedupKey ? await inbox.get(`${entry.provider}#${entry.dedupKey}`) : undefined;
+    described.provider && described.dedupKey
+      ? await inbox.get(`${described.provider}#${described.dedupKey}`)
+      : undefined;
+  const entry = { ...described, errorCode: described.errorCode ?? record?.lastErrorCode };
   let payload: Buffer | undefined;
   if (options.payload) payload = await loadPayload(target, message);
   const { sha256Hex } = await import('../lambdas/core/schemes/primitives');
@@ -243,7 +283,7 @@ async function runShow(
       ['event type', entry.eventType],
       ['dedup key', entry.dedupKey],
       ['delivery id', entry.deliveryId],
-      ['error code', entry.errorCode ?? 'none (retries exhausted: moved by the redrive policy)'],
+      ['error code', entry.errorCode ?? 'unknown (no inbox record)'],
       ['receives', entry.receiveCount],
       [
         'sent',
@@ -281,7 +321,7 @@ async function loadPayload(target: Target, message: ReceivedMessage): Promise<Bu
     throw new CliError(`message ${message.messageId} carries no payload (not an inbox envelope)`);
   const { S3PayloadReader } = await import('../lambdas/adapters/s3-payloads');
   try {
-    return await new S3PayloadReader((await target.clients()).s3, target.bucketName).get(ref);
+    return (await new S3PayloadReader((await target.clients()).s3, target.bucketName).get(ref)).body;
   } catch (error) {
     throw new CliError(`cannot fetch the payload ${ref}: ${describeError(error)}`);
   }
@@ -337,7 +377,8 @@ async function runRedrive(
   } else {
     print(
       `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
-        `their inbox records are \`enqueued\` again. Follow them with \`webhook-inbox deliveries list\`.`,
+        'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
+        'Follow them with `webhook-inbox deliveries list`.',
     );
     if (after.visible + after.inFlight > 0) {
       print(
@@ -350,16 +391,21 @@ async function runRedrive(
   return 0;
 }
 
-/** Marks the inbox record `enqueued` again (a processed record stays processed). */
-async function markRequeued(inbox: DynamoInbox, entry: DlqEntry): Promise<void> {
-  if (entry.provider && entry.dedupKey)
-    await inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now());
+/**
+ * Marks the inbox record of a message that moved `enqueued` again, if it is still as the give-up left it
+ * before `sinceMs` (see DynamoInbox.markRequeued): whatever the processor has done since with the moved
+ * copy wins. A failed mark is not an error: the processor brings the record along when it takes the copy.
+ */
+async function markRequeued(inbox: DynamoInbox, entry: DlqEntry, sinceMs: number): Promise<boolean> {
+  if (!entry.provider || !entry.dedupKey) return false;
+  return inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now(), sinceMs).catch(() => false);
 }
 
 async function redriveLocally(
   { target, ops, inbox }: Opened,
   options: JsonOption & { maxPerSecond?: number },
 ): Promise<{ moved: number; method: string }> {
+  const startedMs = Date.now();
   // A snapshot of the count: a message that fails again during the run is not chased round in circles.
   const total = (await ops.counts(target.dlqUrl)).visible;
   const bar = await progressBar(!options.json, total);
@@ -379,21 +425,9 @@ async function redriveLocally(
         nextAt = Math.max(nextAt, Date.now()) + spacingMs;
         const entry = describeMessage(message);
         const { errorCode: _errorCode, ...attributes } = message.attributes;
-        // Marked before the send: once sent, the processor may pick it up at once, and a mark after that
-        // would take its lease away.
-        await markRequeued(inbox, entry);
         try {
           await ops.sendRaw(target.queueUrl, message.body, attributes);
         } catch (error) {
-          if (entry.provider && entry.dedupKey) {
-            await inbox
-              .markDeadLettered(
-                `${entry.provider}#${entry.dedupKey}`,
-                entry.errorCode ?? 'redrive_failed',
-                Date.now(),
-              )
-              .catch(() => undefined);
-          }
           throw new CliError(
             `redrive stopped after ${moved} message(s): cannot send to the main queue: ${describeError(error)}`,
             'the message that failed is still in the DLQ; run the redrive again',
@@ -401,6 +435,9 @@ async function redriveLocally(
         }
         // Only after the send succeeded: a failure here leaves a copy in the DLQ, never a lost message.
         await ops.delete(target.dlqUrl, message.receiptHandle);
+        // Only what moved is marked, and only after it moved: a record the processor has already taken
+        // (leased, processed, given up again) is left as it is.
+        await markRequeued(inbox, entry, startedMs);
         moved++;
         bar?.update(moved);
       }
@@ -417,12 +454,13 @@ async function redriveOnAws(
 ): Promise<{ moved: number; method: string; taskHandle?: string }> {
   const { latestMessageMove, startMessageMove } = await import('./aws');
   const sqs = (await target.clients()).sqs;
-  // The records of what is there now go back to `enqueued` before the move, for the same reason as locally.
+  // What is there before the move: their records are marked once the task has completed, not before (a
+  // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
+  const startedMs = Date.now();
   const counts = await ops.counts(target.dlqUrl);
   const entries = (await ops.peek(target.dlqUrl, { limit: Math.min(counts.visible + 100, 10_000) })).map(
     (m) => describeMessage(m),
   );
-  for (const entry of entries) await markRequeued(inbox, entry);
   const taskHandle = await startMessageMove(sqs, {
     dlqArn: target.dlqArn,
     queueArn: target.queueArn,
@@ -437,8 +475,10 @@ async function redriveOnAws(
       if (task.toMove !== undefined) bar?.setTotal(Math.max(task.toMove, 1));
       bar?.update(task.moved);
       if (task.status === 'RUNNING') continue;
-      if (task.status === 'COMPLETED')
+      if (task.status === 'COMPLETED') {
+        for (const entry of entries) await markRequeued(inbox, entry, startedMs);
         return { moved: task.moved, method: 'StartMessageMoveTask', taskHandle };
+      }
       throw new CliError(
         `the redrive task ended ${task.status} after ${task.moved} message(s)${task.failureReason ? `: ${task.failureReason}` : ''}`,
         'run `webhook-inbox dlq redrive` again once the cause is fixed',

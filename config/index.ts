@@ -2,7 +2,14 @@
 // configuration: the CDK app, local mode and the CLI call `loadProjectConfig`; the Lambdas call
 // `runtimeFromEnv`.
 import type * as z from 'zod/mini';
+import {
+  durationSeconds,
+  formatDuration,
+  MAX_STEP_SECONDS,
+  retryHorizon,
+} from '../lambdas/core/retry-schedule';
 import { ConfigError } from './errors';
+import { RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
 import {
   type ConfigInput,
   configSchema,
@@ -27,8 +34,14 @@ export interface ResolvedProvider extends Omit<ProviderConfig, 'options'> {
   options?: GenericHmacOptions | SquareOptions;
 }
 
-export interface Config extends Omit<z.output<typeof configSchema>, 'providers'> {
+export interface ResolvedQueue extends Omit<z.output<typeof configSchema>['queue'], 'retrySchedule'> {
+  /** The retry steps in seconds (see lambdas/core/retry-schedule.ts). */
+  retrySchedule: number[];
+}
+
+export interface Config extends Omit<z.output<typeof configSchema>, 'providers' | 'queue'> {
   providers: Record<string, ResolvedProvider>;
+  queue: ResolvedQueue;
 }
 
 /**
@@ -119,8 +132,49 @@ function resolveOptions(id: string, provider: ProviderConfig, prefix: string): R
   return undefined;
 }
 
+/** Keys of earlier versions that the retry schedule replaced: named, so an old cdk.json says what to do. */
+const REPLACED_QUEUE_KEYS = ['maxReceiveCount', 'backoffBaseSeconds', 'backoffCapSeconds'];
+
+function refuseReplacedKeys(raw: unknown, prefix: string): void {
+  const queue = (raw as { queue?: unknown } | undefined)?.queue;
+  if (typeof queue !== 'object' || queue === null) return;
+  const found = REPLACED_QUEUE_KEYS.filter((key) => key in queue);
+  if (found.length > 0) {
+    throw new ConfigError(
+      `${prefix}.queue.${found[0]}: replaced by queue.retrySchedule (a list of waits such as ["30s", "2m", "1h"]); ` +
+        'maxReceiveCount is its length plus one',
+    );
+  }
+}
+
+/**
+ * The schedule in seconds, checked against what SQS can do: a step hides the message with one
+ * ChangeMessageVisibility (at most 12 h), and every retry must happen while the main queue still keeps
+ * the message (its retention, at most 14 days, is the horizon plus a day).
+ */
+function resolveRetrySchedule(steps: readonly (string | number)[], prefix: string): number[] {
+  const key = `${prefix}.queue.retrySchedule`;
+  const seconds = steps.map((step, index) => {
+    const value = durationSeconds(step);
+    if (value === undefined) throw new ConfigError(`${key}.${index}: invalid duration (use 30s, 10m, 2h)`);
+    if (value > MAX_STEP_SECONDS) {
+      throw new ConfigError(`${key}.${index}: ${formatDuration(value)} is over SQS's 12h visibility limit`);
+    }
+    return value;
+  });
+  const { maxSeconds } = retryHorizon(seconds);
+  if (maxSeconds + RETENTION_MARGIN_SECONDS > SQS_MAX_RETENTION_SECONDS) {
+    throw new ConfigError(
+      `${key}: the steps add up to ${formatDuration(maxSeconds)}; with a day's margin that is over the queue's ` +
+        'longest retention (14 days), so the last retries would find the message gone',
+    );
+  }
+  return seconds;
+}
+
 /** Validates a `webhookInbox` context value and fills in every default. */
 export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
+  refuseReplacedKeys(raw, prefix);
   const parsed = parseOrThrow(configSchema, raw ?? {}, prefix);
   const rawProviders = parsed.providers ?? defaultProviders();
   const providers: Record<string, ResolvedProvider> = {};
@@ -131,10 +185,8 @@ export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
   }
   if (Object.keys(providers).length === 0)
     throw new ConfigError(`${prefix}.providers: at least one provider`);
-  if (parsed.queue.backoffCapSeconds < parsed.queue.backoffBaseSeconds) {
-    throw new ConfigError(`${prefix}.queue.backoffCapSeconds: must be >= backoffBaseSeconds`);
-  }
-  return { ...parsed, providers };
+  const queue = { ...parsed.queue, retrySchedule: resolveRetrySchedule(parsed.queue.retrySchedule, prefix) };
+  return { ...parsed, providers, queue };
 }
 
 export type { ConfigInput };

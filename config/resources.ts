@@ -1,6 +1,9 @@
 // Resource settings shared by the CDK stack and local mode, so the two cannot drift apart: the same
 // queue attributes, redrive policy and table keys are created by CloudFormation and by `npm start`.
+import { PAYLOAD_REFRESH_AGE_MS } from '../lambdas/core/payload-lifetime';
+import { maxReceiveCount, retryHorizon } from '../lambdas/core/retry-schedule';
 import type { Config } from './index';
+import { MIN_QUEUE_RETENTION_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
 import { QUEUE_MAX_MESSAGE_BYTES } from './schema';
 
 export const INBOX_TABLE = {
@@ -18,9 +21,23 @@ export const LAMBDA_DEFAULTS = {
   processorMemoryMb: 512,
 } as const;
 
-export const QUEUE_RETENTION_SECONDS = 4 * 86_400;
-/** Longer than the main queue's, so a message redriven late still has time to be inspected. */
-export const DLQ_RETENTION_SECONDS = 14 * 86_400;
+/**
+ * The main queue keeps a message for the whole retry horizon plus a day, and at least 4 days. parseConfig
+ * refuses a schedule that would need more than SQS's 14 days.
+ */
+export function queueRetentionSeconds(config: Config): number {
+  const needed = retryHorizon(config.queue.retrySchedule).maxSeconds + RETENTION_MARGIN_SECONDS;
+  return Math.min(
+    SQS_MAX_RETENTION_SECONDS,
+    Math.max(MIN_QUEUE_RETENTION_SECONDS, Math.ceil(needed / 3600) * 3600),
+  );
+}
+
+/**
+ * The DLQ keeps messages as long as SQS allows. A message the redrive policy moves keeps its original
+ * enqueue time, so it stays in the DLQ for 14 days minus the time it spent being retried.
+ */
+export const DLQ_RETENTION_SECONDS = SQS_MAX_RETENTION_SECONDS;
 
 /**
  * AWS's guidance for an SQS event source: visibility timeout at least six times the function timeout,
@@ -47,9 +64,9 @@ export function queueSettings(
   return {
     visibilityTimeoutSeconds: queueVisibilitySeconds(processorTimeoutSeconds),
     maximumMessageSize: QUEUE_MAX_MESSAGE_BYTES,
-    retentionSeconds: QUEUE_RETENTION_SECONDS,
+    retentionSeconds: queueRetentionSeconds(config),
     dlqRetentionSeconds: DLQ_RETENTION_SECONDS,
-    maxReceiveCount: config.queue.maxReceiveCount,
+    maxReceiveCount: maxReceiveCount(config.queue.retrySchedule),
     batchSize: config.queue.batchSize,
     maxBatchingWindowSeconds: config.queue.maxBatchingWindowSeconds,
   };
@@ -60,8 +77,13 @@ export function redrivePolicyAttribute(dlqArn: string, maxReceiveCount: number):
   return JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount });
 }
 
-/** Payload objects expire with the dedup window: after it, nothing can refer to them. */
-export function payloadExpiryDays(config: Config): number {
-  const longest = Math.max(...Object.values(config.providers).map((p) => p.dedupTtlSeconds));
-  return Math.ceil(longest / 86_400) + 1;
+/**
+ * Days a large body stays in the payload bucket: twice the DLQ's retention and a day. A message lives at
+ * most DLQ_RETENTION_SECONDS from its enqueue, but a redrive (the CLI's or the SQS console's) enqueues it
+ * anew with a fresh clock. The processor therefore rewrites an object older than PAYLOAD_REFRESH_AGE_DAYS
+ * when it reads it (see lambdas/core/payload-lifetime.ts), so whatever a redrive starts, the body it points
+ * at lives for at least one more full DLQ retention. Independent of the dedup TTL.
+ */
+export function payloadExpiryDays(): number {
+  return 2 * (DLQ_RETENTION_SECONDS / 86_400) + PAYLOAD_REFRESH_AGE_MS / 86_400_000;
 }

@@ -4,6 +4,7 @@
 // zod/mini rather than full zod: the verify Lambda parses its config at cold start, and zod/mini keeps
 // that bundle small (see `npm run bench`, cold-start section).
 import * as z from 'zod/mini';
+import { DEFAULT_RETRY_STEPS, DURATION_PATTERN } from '../lambdas/core/retry-schedule';
 
 export const SCHEME_NAMES = [
   'github',
@@ -84,14 +85,23 @@ export const providerSchema = z.strictObject({
 });
 export type ProviderConfig = z.output<typeof providerSchema>;
 
+/** A retry step: `30s`, `10m`, `2h`, or whole seconds. Checked against SQS's limits in parseConfig. */
+const retryStepSchema = z.union([
+  z.number().check(z.int(), z.gte(1)),
+  z.string().check(z.regex(DURATION_PATTERN)),
+]);
+
 export const queueSchema = z.strictObject({
-  /** Receives before SQS moves a message to the DLQ. Below 3, one unlucky timeout dead-letters. */
-  maxReceiveCount: z._default(z.number().check(z.int(), z.gte(3), z.lte(1000)), 5),
+  /**
+   * How long each retry of a failed delivery waits, in order (see lambdas/core/retry-schedule.ts). Each
+   * retry waits between half its step and the whole step. maxReceiveCount (steps + 1) and the queue's
+   * retention follow from it.
+   */
+  retrySchedule: z._default(z.array(retryStepSchema).check(z.minLength(1), z.maxLength(999)), [
+    ...DEFAULT_RETRY_STEPS,
+  ]),
   batchSize: z._default(z.number().check(z.int(), z.gte(1), z.lte(10)), 10),
   maxBatchingWindowSeconds: z._default(z.number().check(z.int(), z.gte(0), z.lte(300)), 0),
-  /** Retry backoff: full jitter over base * 2^(receiveCount-1), capped. */
-  backoffBaseSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(900)), 5),
-  backoffCapSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(43_200)), 900),
 });
 
 export const configSchema = z.strictObject({
@@ -102,11 +112,9 @@ export const configSchema = z.strictObject({
     196_608,
   ),
   queue: z._default(queueSchema, {
-    maxReceiveCount: 5,
+    retrySchedule: [...DEFAULT_RETRY_STEPS],
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
-    backoffBaseSeconds: 5,
-    backoffCapSeconds: 900,
   }),
   /** How long a warm verify Lambda trusts its cached secrets. */
   secretCacheSeconds: z._default(z.number().check(z.int(), z.gte(0), z.lte(3600)), 300),

@@ -28,8 +28,13 @@ export const PROCESS_METRICS = {
   processed: 'EventProcessed',
   duplicateSkipped: 'EventDuplicateSkipped',
   transientFailure: 'EventTransientFailure',
-  permanentFailure: 'EventPermanentFailure',
+  /** Given up (a permanent error, or the last receive failed): on its way to the DLQ. */
+  deadLettered: 'EventDeadLettered',
+  /** Later receives of a message already given up, until SQS moves it. */
+  draining: 'EventDraining',
   unknownEvent: 'EventUnknownType',
+  /** The effect ran but its processed mark could not be written. */
+  markFailed: 'EventMarkFailed',
   messageAge: 'MessageAgeAtProcessing',
 } as const;
 

@@ -172,8 +172,8 @@ export interface WebhookInboxProps {
   readonly alarmEmail?: string;
   /**
    * Alarm when the oldest message in the main queue is older than this.
-   * @default the larger of 15 minutes and twice `config.queue.backoffCapSeconds` (a message waiting out its
-   * retry backoff is not late)
+   * @default the larger of 15 minutes and twice the longest step of `config.queue.retrySchedule` (a message
+   * waiting out one retry step is not late; one that has been failing for two of them is worth a look)
    */
   readonly queueAgeAlarmThreshold?: Duration;
   /**
@@ -255,8 +255,9 @@ export class WebhookInbox extends Construct {
       enforceSSL: true,
       lifecycleRules: [
         {
-          id: 'expire-with-dedup-window',
-          expiration: Duration.days(payloadExpiryDays(config)),
+          // Longer than any message that can point at an object lives, redrives included (see payloadExpiryDays).
+          id: 'expire-after-every-message',
+          expiration: Duration.days(payloadExpiryDays()),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],
@@ -411,7 +412,7 @@ export class WebhookInbox extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       queueAgeThreshold:
         props.queueAgeAlarmThreshold ??
-        Duration.seconds(Math.max(15 * 60, 2 * config.queue.backoffCapSeconds)),
+        Duration.seconds(Math.max(15 * 60, 2 * Math.max(...config.queue.retrySchedule))),
       serverErrorRatePercent: props.serverErrorRateAlarmPercent ?? 5,
       signatureFailureThreshold: props.signatureFailureAlarmThreshold ?? 20,
       dashboard: props.dashboard ?? true,
@@ -550,12 +551,13 @@ export class WebhookInbox extends Construct {
     );
 
     this.table.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-    // Permanent failures go straight to the DLQ; transient ones get a backoff through the visibility timeout.
-    this.deadLetterQueue.grant(processor, 'sqs:SendMessage');
+    // The processor never sends to the DLQ: a retry's backoff and a give-up are both a visibility change,
+    // and SQS's redrive policy does the moving (so every DLQ message can be redriven from the console).
     this.queue.grant(processor, 'sqs:ChangeMessageVisibility');
     processor.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
+        // PutObject: an old payload object is rewritten when read, so a redriven message still finds it.
+        actions: ['s3:GetObject', 's3:PutObject'],
         resources: [this.payloadBucket.arnForObjects('*')],
       }),
     );

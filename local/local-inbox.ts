@@ -170,7 +170,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     config,
     inbox,
     payloads: new S3PayloadReader(clients.s3, resources.bucketName),
-    messages: new SqsMessageControl(clients.sqs, resources.queueUrl, resources.dlqUrl),
+    messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
     handlers: options.handlers ?? EVENT_HANDLERS,
     clock: systemClock,
     logger: logs.process,

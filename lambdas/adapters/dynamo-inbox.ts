@@ -13,27 +13,45 @@ import {
 import { DependencyError } from '../core/errors';
 import {
   type ClaimOutcome,
+  claimMovedOn,
   classifyExisting,
+  classifyLeaseRefusal,
   type InboxRecord,
   type InboxStatus,
+  type LeaseOutcome,
+  type LeaseRequest,
   type NewClaim,
   newClaimRecord,
 } from '../core/inbox';
-import type { Inbox } from '../core/ports';
+import type { Inbox, ProcessingSeed } from '../core/ports';
 import { callDependency, isAwsError } from './dependency-call';
 import { fromInboxItem, type Item, toAttributes, toInboxItem } from './inbox-item';
-
-type ProcessingSeed = Parameters<Inbox['beginProcessing']>[1];
 
 /** `status` is a DynamoDB reserved word, so every expression names it through this placeholder. */
 const STATUS_NAME = { '#status': 'status' };
 
+// A lapsed claim may be retaken only by the same bytes: a different body under the same signed id is a
+// conflict (409) whether or not the first claim's verify invocation is still alive.
 const CLAIMABLE =
-  'attribute_not_exists(pk) OR expiresAt < :nowSec OR (#status = :claimed AND leaseUntil < :nowMs)';
+  'attribute_not_exists(pk) OR expiresAt < :nowSec OR ' +
+  '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha)';
 const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 const OWN_LEASE = 'processingToken = :processingToken';
+// Not processed, the same bytes, not this very message given up already, and no live worker on it. A
+// live *claim* lease does not block: the message exists, so verify's mark is all that is left to do there.
+// A lease held for this same message on an earlier receive is stale (see classifyLeaseRefusal), and one
+// that carries our own token is an SDK retry of this very update.
 const LEASABLE =
-  'attribute_not_exists(pk) OR (#status <> :processed AND NOT (#status = :processing AND leaseUntil >= :nowMs))';
+  'attribute_not_exists(pk) OR (#status <> :processed AND payloadSha256 = :sha ' +
+  'AND NOT (#status = :deadLettered AND deadLetterMessageId = :messageId) ' +
+  'AND (#status <> :processing OR leaseUntil < :nowMs OR processingToken = :processingToken ' +
+  'OR (leaseMessageId = :messageId AND leaseReceiveCount < :receiveCount)))';
+// What a DLQ message's record may look like when an operator moves the message back: dead-lettered
+// before the move began, failed (the give-up mark itself failed), or a lapsed lease (a worker that died).
+const REQUEUEABLE =
+  'attribute_exists(pk) AND ((#status = :deadLettered AND (attribute_not_exists(deadLetteredAt) OR ' +
+  'deadLetteredAt < :since)) OR #status = :failed OR ' +
+  '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))';
 
 /** Written only when beginProcessing creates the record, so existing facts are never overwritten. */
 const SEED_ATTRIBUTES = [
@@ -81,13 +99,14 @@ export class DynamoInbox implements Inbox {
             ':nowSec': Math.floor(claim.nowMs / 1000),
             ':nowMs': claim.nowMs,
             ':claimed': 'claimed',
+            ':sha': claim.payloadSha256,
           }),
         }),
       ),
     );
     if (claimed) return { kind: 'claimed', claimToken: claim.claimToken };
     const existing = await this.get(record.pk);
-    if (existing) return classifyExisting(existing, claim.payloadSha256, claim.nowMs);
+    if (existing) return classifyExisting(existing, claim.payloadSha256, claim.nowMs, claim.claimToken);
     // The record was released or replaced between the failed put and the read. Claiming again is the
     // right answer once; if it vanishes twice, someone is churning this key: answer "in flight" (503 and
     // Retry-After) with the record we tried to write, minus the token that is not ours.
@@ -111,7 +130,7 @@ export class DynamoInbox implements Inbox {
   }
 
   async markEnqueued(pk: string, claimToken: string, messageId: string, nowMs: number): Promise<boolean> {
-    return this.update(pk, {
+    const marked = await this.update(pk, {
       UpdateExpression: 'SET #status = :enqueued, enqueuedAt = :at, messageId = :messageId REMOVE leaseUntil',
       ConditionExpression: OWN_CLAIM,
       values: {
@@ -122,6 +141,7 @@ export class DynamoInbox implements Inbox {
         ':claimed': 'claimed',
       },
     });
+    return marked || claimMovedOn(await this.get(pk), claimToken);
   }
 
   async get(pk: string): Promise<InboxRecord | undefined> {
@@ -133,40 +153,61 @@ export class DynamoInbox implements Inbox {
     return item ? fromInboxItem(item) : undefined;
   }
 
-  async beginProcessing(
+  async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
+    return this.leaseOrClassify(pk, seed, lease, true);
+  }
+
+  private async leaseOrClassify(
     pk: string,
     seed: ProcessingSeed,
-    leaseMs: number,
-    nowMs: number,
-    processingToken: string,
-  ): Promise<{ ok: true } | { ok: false; existing: InboxRecord | undefined }> {
+    lease: LeaseRequest,
+    retryIfVanished: boolean,
+  ): Promise<LeaseOutcome> {
     // A valid message whose record TTL already deleted is still processed: the update recreates the
     // record from the message's own facts.
     const seedValues: Partial<Record<(typeof SEED_ATTRIBUTES)[number], string | number>> = {
       ...seed,
-      receivedAt: new Date(nowMs).toISOString(),
+      receivedAt: new Date(lease.nowMs).toISOString(),
       attempts: 0,
     };
     const present = SEED_ATTRIBUTES.filter((name) => seedValues[name] !== undefined);
     const seedSets = present.map((name) => `${name} = if_not_exists(${name}, :seed_${name})`);
+    const sets = [
+      '#status = :processing',
+      'processingToken = :processingToken',
+      'leaseUntil = :leaseUntil',
+      'leaseMessageId = :messageId',
+      'leaseReceiveCount = :receiveCount',
+      ...seedSets,
+    ];
     const ok = await this.update(pk, {
-      UpdateExpression: `SET ${['#status = :processing', 'processingToken = :processingToken', 'leaseUntil = :leaseUntil', ...seedSets].join(', ')}`,
+      UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: LEASABLE,
       values: {
         ':processing': 'processing',
         ':processed': 'processed',
-        ':processingToken': processingToken,
-        ':leaseUntil': nowMs + leaseMs,
-        ':nowMs': nowMs,
+        ':deadLettered': 'dead-lettered',
+        ':processingToken': lease.token,
+        ':leaseUntil': lease.nowMs + lease.leaseMs,
+        ':nowMs': lease.nowMs,
+        ':sha': lease.payloadSha256,
+        ':messageId': lease.messageId,
+        ':receiveCount': lease.receiveCount,
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
       },
     });
-    return ok ? { ok: true } : { ok: false, existing: await this.get(pk) };
+    if (ok) return { kind: 'leased' };
+    const existing = await this.get(pk);
+    if (existing) return classifyLeaseRefusal(existing, lease);
+    // Deleted between the update and the read (only TTL deletes records): the update will create it.
+    if (retryIfVanished) return this.leaseOrClassify(pk, seed, lease, false);
+    throw new DependencyError('dynamodb', 'UpdateItem');
   }
 
   async markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
+    // The token stays: an SDK retry of this applied update must find it and apply again, not fail.
     return this.update(pk, {
-      UpdateExpression: 'SET #status = :processed, processedAt = :at REMOVE leaseUntil, processingToken',
+      UpdateExpression: 'SET #status = :processed, processedAt = :at REMOVE leaseUntil',
       ConditionExpression: OWN_LEASE,
       values: {
         ':processed': 'processed',
@@ -185,27 +226,39 @@ export class DynamoInbox implements Inbox {
     });
   }
 
-  async markDeadLettered(pk: string, errorCode: string, _nowMs: number): Promise<void> {
-    // No token: the processor dead-letters after its lease may have lapsed, and the message is in the DLQ
-    // whatever the record says. The record must exist, though: an update would otherwise create a stub.
-    await this.update(pk, {
+  async markDeadLettered(
+    pk: string,
+    processingToken: string,
+    mark: { errorCode: string; messageId: string; nowMs: number },
+  ): Promise<boolean> {
+    // Conditioned on our lease, and idempotent under an SDK retry: the token is removed, but the retry's
+    // condition then fails and the read finds the record exactly as this update left it.
+    const marked = await this.update(pk, {
       UpdateExpression:
-        'SET #status = :deadLettered, lastErrorCode = :code REMOVE leaseUntil, processingToken',
-      ConditionExpression: 'attribute_exists(pk)',
-      values: { ':deadLettered': 'dead-lettered', ':code': errorCode },
+        'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
+        'deadLetteredAt = :at REMOVE leaseUntil, processingToken ADD attempts :one',
+      ConditionExpression: OWN_LEASE,
+      values: {
+        ':deadLettered': 'dead-lettered',
+        ':code': mark.errorCode,
+        ':messageId': mark.messageId,
+        ':at': new Date(mark.nowMs).toISOString(),
+        ':one': 1,
+        ':processingToken': processingToken,
+      },
     });
+    if (marked) return true;
+    const existing = await this.get(pk);
+    return existing?.status === 'dead-lettered' && existing.deadLetterMessageId === mark.messageId;
   }
 
-  async markRequeued(pk: string, nowMs: number): Promise<void> {
-    // Only a record whose processing has ended without success. A processed record stays processed
-    // (`enqueued` would let the redriven copy run twice), and a live lease stays with its holder: taking
-    // its token away would make that worker's mark fail and the effect run again. A lapsed lease is a
-    // worker that died (a timeout, a crash), the usual way a poison message reaches the DLQ.
-    await this.update(pk, {
+  async markRequeued(pk: string, nowMs: number, movedSinceMs: number): Promise<boolean> {
+    // A processed record stays processed (`enqueued` would let the redriven copy run twice), and a live
+    // lease stays with its holder: taking its token away would make that worker's mark fail and the
+    // effect run again. A record dead-lettered after the move began belongs to a newer give-up.
+    return this.update(pk, {
       UpdateExpression: 'SET #status = :enqueued REMOVE leaseUntil, processingToken',
-      ConditionExpression:
-        'attribute_exists(pk) AND (#status IN (:deadLettered, :failed, :enqueued) OR ' +
-        '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))',
+      ConditionExpression: REQUEUEABLE,
       values: {
         ':enqueued': 'enqueued',
         ':deadLettered': 'dead-lettered',
@@ -213,6 +266,7 @@ export class DynamoInbox implements Inbox {
         ':claimed': 'claimed',
         ':processing': 'processing',
         ':now': nowMs,
+        ':since': new Date(movedSinceMs).toISOString(),
       },
     });
   }

@@ -7,7 +7,12 @@ import type { InboxRecord } from '../core/inbox';
 export type Item = Record<string, AttributeValue>;
 
 /** The attributes stored as DynamoDB numbers; every other attribute is a string. */
-const NUMBER_ATTRIBUTES: ReadonlySet<string> = new Set(['leaseUntil', 'attempts', 'expiresAt']);
+const NUMBER_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'leaseUntil',
+  'leaseReceiveCount',
+  'attempts',
+  'expiresAt',
+]);
 
 export function toAttributeValue(value: string | number): AttributeValue {
   return typeof value === 'number' ? { N: String(value) } : { S: value };

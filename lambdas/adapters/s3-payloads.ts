@@ -1,11 +1,12 @@
 // Reads large bodies (over the inline limit) back from S3 for the processor and the CLI, through the full
-// S3 client. The verify Lambda writes them with S3PayloadWriter (s3-payload-writer.ts), which keeps the
-// S3 client out of its bundle.
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+// S3 client, and rewrites the ones old enough that the bucket's lifecycle could delete them while a
+// message still points at them (see lambdas/core/payload-lifetime.ts). The verify Lambda writes them with
+// S3PayloadWriter (s3-payload-writer.ts), which keeps the S3 client out of its bundle.
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { payloadKeyOfRef } from '../core/envelope';
-import { DependencyError } from '../core/errors';
-import type { PayloadReader } from '../core/ports';
-import { callDependency } from './dependency-call';
+import { DependencyError, PayloadMissingError } from '../core/errors';
+import type { PayloadReader, StoredPayload } from '../core/ports';
+import { callDependency, isAwsError } from './dependency-call';
 
 export class S3PayloadReader implements PayloadReader {
   constructor(
@@ -13,13 +14,42 @@ export class S3PayloadReader implements PayloadReader {
     private readonly bucket: string,
   ) {}
 
-  async get(ref: string): Promise<Buffer> {
+  async get(ref: string): Promise<StoredPayload> {
     const key = payloadKeyOfRef(this.bucket, ref);
-    const bytes = await callDependency('s3', 'GetObject', async () => {
-      const { Body: body } = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return body?.transformToByteArray();
-    });
-    if (bytes === undefined) throw new DependencyError('s3', 'GetObject');
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    let object: { bytes: Uint8Array | undefined; lastModified: Date | undefined };
+    try {
+      object = await callDependency('s3', 'GetObject', async () => {
+        const { Body: body, LastModified: lastModified } = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key: key }),
+        );
+        return { bytes: await body?.transformToByteArray(), lastModified };
+      });
+    } catch (error) {
+      // The reference is ours (checked above) and S3 says the object is gone: nothing can bring it back.
+      if (isAwsError((error as DependencyError).cause, 'NoSuchKey'))
+        throw new PayloadMissingError(ref, { cause: error });
+      throw error;
+    }
+    if (object.bytes === undefined) throw new DependencyError('s3', 'GetObject');
+    const { bytes } = object;
+    return {
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      lastModifiedMs: object.lastModified?.getTime(),
+    };
+  }
+
+  async rewrite(ref: string, body: Buffer, sha256Hex: string): Promise<void> {
+    const key = payloadKeyOfRef(this.bucket, ref);
+    await callDependency('s3', 'PutObject', () =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          // S3 checks the bytes on arrival, as the verify Lambda's writer has it do.
+          ChecksumSHA256: Buffer.from(sha256Hex, 'hex').toString('base64'),
+        }),
+      ),
+    );
   }
 }

@@ -1,4 +1,5 @@
-// The processor's MessageControl over SQS: dead-letter to the DLQ, back off on the main queue.
+// The processor's MessageControl over SQS: the backoff on the main queue, and handing a message back at
+// once so the queue's redrive policy moves it to the DLQ.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageControl } from '../core/ports';
 import { SqsQueueOps } from './sqs-queue-ops';
@@ -9,13 +10,8 @@ export class SqsMessageControl implements MessageControl {
   constructor(
     client: SQSClient,
     private readonly queueUrl: string,
-    private readonly dlqUrl: string,
   ) {
     this.ops = new SqsQueueOps(client);
-  }
-
-  async deadLetter(body: string, attributes: Record<string, string>): Promise<void> {
-    await this.ops.sendRaw(this.dlqUrl, body, attributes);
   }
 
   async delay(receiptHandle: string, seconds: number): Promise<void> {

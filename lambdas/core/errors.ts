@@ -26,3 +26,17 @@ export class InvalidPayloadRefError extends WebhookInboxError {
     this.name = 'InvalidPayloadRefError';
   }
 }
+
+/**
+ * A payload reference of this inbox whose object is gone (deleted by hand, or outlived). Permanent: the
+ * bytes cannot come back, and retrying would only use up the message's receives.
+ */
+export class PayloadMissingError extends WebhookInboxError {
+  constructor(
+    readonly ref: string,
+    options?: ErrorOptions,
+  ) {
+    super(`payload object not found: ${ref}`, options);
+    this.name = 'PayloadMissingError';
+  }
+}

@@ -21,10 +21,23 @@ export interface InboxRecord {
   status: InboxStatus;
   /** Who holds the verify-side claim; the mark and the release are conditioned on it. */
   claimToken?: string;
-  /** Who holds the processor-side lease. */
+  /**
+   * Who holds (or last held) the processor-side lease. Kept on a `processed` record, so the processed mark,
+   * retried by the SDK after its answer was lost, still finds its own token and applies again.
+   */
   processingToken?: string;
   /** Epoch milliseconds. A claim or processing lease after this has lapsed. */
   leaseUntil?: number;
+  /** The SQS message the processing lease was taken for, and on which receive of it. */
+  leaseMessageId?: string;
+  leaseReceiveCount?: number;
+  /**
+   * Set when the processor gives a delivery up: the SQS message it leaves to the redrive policy, and when.
+   * A later receive of that same message goes straight on to the DLQ; a redriven copy (a new message id)
+   * is processed again.
+   */
+  deadLetterMessageId?: string;
+  deadLetteredAt?: string;
   receivedAt: string;
   enqueuedAt?: string;
   processedAt?: string;
@@ -80,10 +93,19 @@ export type ClaimOutcome =
 
 /**
  * What an existing, unexpired record means for a new delivery with the same dedup key. Called only after
- * the claim's condition failed, so the record is live: either enqueued (or further along), or claimed
- * under a lease that has not lapsed.
+ * the claim's condition failed: the record is live (enqueued or further along, or claimed under a lease
+ * that has not lapsed), or it is a lapsed claim of other bytes, which only the same bytes may retake.
  */
-export function classifyExisting(existing: InboxRecord, payloadSha256: string, nowMs: number): ClaimOutcome {
+export function classifyExisting(
+  existing: InboxRecord,
+  payloadSha256: string,
+  nowMs: number,
+  claimToken?: string,
+): ClaimOutcome {
+  // Our own claim: the put was applied, its answer was lost, and the SDK's retry found it. It is ours.
+  if (claimToken !== undefined && existing.claimToken === claimToken && existing.status === 'claimed') {
+    return { kind: 'claimed', claimToken };
+  }
   // Same signed id, different bytes: a sender bug or an attack. Never overwrite the first record.
   if (existing.payloadSha256 !== payloadSha256) return { kind: 'conflict', existing };
   if (existing.status === 'claimed') {
@@ -91,4 +113,57 @@ export function classifyExisting(existing: InboxRecord, payloadSha256: string, n
     return { kind: 'in_flight', existing, retryAfterSeconds: Math.max(1, Math.ceil(remainingMs / 1000)) };
   }
   return { kind: 'duplicate', existing };
+}
+
+/**
+ * Whether a failed markEnqueued condition was our own mark, applied and retried by the SDK after its answer
+ * was lost, or the processor taking the message we sent before we could mark it. Either way the message is
+ * durable and the record has moved on from our claim.
+ */
+export function claimMovedOn(existing: InboxRecord | undefined, claimToken: string): boolean {
+  return existing?.claimToken === claimToken && existing.status !== 'claimed';
+}
+
+/** What the processor asks for when it takes the processing lease. */
+export interface LeaseRequest {
+  token: string;
+  /** The SQS message being processed, and which receive of it this is. */
+  messageId: string;
+  receiveCount: number;
+  payloadSha256: string;
+  leaseMs: number;
+  nowMs: number;
+}
+
+export type LeaseOutcome =
+  | { kind: 'leased' }
+  /** Done already: a second copy, or a redrive of something that succeeded. */
+  | { kind: 'processed'; existing: InboxRecord }
+  /** The record holds other bytes under the same key: this message must never run the effect. */
+  | { kind: 'conflict'; existing: InboxRecord }
+  /** This very message was given up on an earlier receive: it is on its way to the DLQ. */
+  | { kind: 'draining'; existing: InboxRecord }
+  /** Another message for the same delivery is being processed by a live worker. */
+  | { kind: 'held'; existing: InboxRecord; retryAfterMs: number };
+
+/**
+ * Why the lease condition failed, from the record read after it. A lease that carries our token is ours:
+ * the update was applied and its answer lost. A lease taken for this same message on an earlier receive is
+ * stale whatever its time: SQS hands a message out again only after the earlier receive let go of it.
+ */
+export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseRequest): LeaseOutcome {
+  if (existing.processingToken === request.token && existing.status === 'processing')
+    return { kind: 'leased' };
+  // Other bytes than the record's are a conflict even once the record is processed: skipping them as a
+  // duplicate would drop a different event without a word.
+  if (existing.payloadSha256 !== request.payloadSha256) return { kind: 'conflict', existing };
+  if (existing.status === 'processed') return { kind: 'processed', existing };
+  if (existing.status === 'dead-lettered' && existing.deadLetterMessageId === request.messageId) {
+    return { kind: 'draining', existing };
+  }
+  return {
+    kind: 'held',
+    existing,
+    retryAfterMs: Math.max(0, (existing.leaseUntil ?? request.nowMs) - request.nowMs),
+  };
 }

@@ -1,6 +1,12 @@
 // What the handlers need from the outside world. Adapters (lambdas/adapters) implement these over the AWS
 // SDK; tests and local mode pass the same adapters pointed at emulators.
-import type { ClaimOutcome, InboxRecord, InboxStatus, NewClaim } from './inbox';
+import type { ClaimOutcome, InboxRecord, InboxStatus, LeaseOutcome, LeaseRequest, NewClaim } from './inbox';
+
+/** The facts a processor can recreate a record from, when TTL deleted it before the message ran. */
+export type ProcessingSeed = Pick<
+  InboxRecord,
+  'provider' | 'dedupKey' | 'payloadSha256' | 'eventType' | 'deliveryId' | 'expiresAt'
+>;
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -22,25 +28,33 @@ export interface Inbox {
   get(pk: string): Promise<InboxRecord | undefined>;
 
   /**
-   * Processor: takes the processing lease unless the record is processed or leased by a live worker.
-   * Returns the lease token, or the record that stopped it.
+   * Processor: takes the processing lease for one receive of one message, creating the record from the
+   * message's facts if TTL already deleted it. One conditional update; a refusal is classified by
+   * classifyLeaseRefusal (core/inbox.ts) from the record read after it.
    */
-  beginProcessing(
-    pk: string,
-    seed: Pick<
-      InboxRecord,
-      'provider' | 'dedupKey' | 'payloadSha256' | 'eventType' | 'deliveryId' | 'expiresAt'
-    >,
-    leaseMs: number,
-    nowMs: number,
-    processingToken: string,
-  ): Promise<{ ok: true } | { ok: false; existing: InboxRecord | undefined }>;
-  /** Conditioned on our processing token: a worker whose lease was taken over cannot mark. */
+  beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome>;
+  /**
+   * Conditioned on our processing token, which stays on the processed record: a worker whose lease was
+   * taken over cannot mark, and an SDK retry of our own applied mark applies again. False if not ours.
+   */
   markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
+  /** A transient failure: `failed`, lease released, attempts + 1. Conditioned on our token. */
   markFailed(pk: string, processingToken: string, errorCode: string, nowMs: number): Promise<boolean>;
-  markDeadLettered(pk: string, errorCode: string, nowMs: number): Promise<void>;
-  /** Operators: a redriven message is `enqueued` again. */
-  markRequeued(pk: string, nowMs: number): Promise<void>;
+  /**
+   * The processor gives the delivery up: `dead-lettered`, with the message it leaves to the redrive policy.
+   * Conditioned on our token. False if the lease is not ours.
+   */
+  markDeadLettered(
+    pk: string,
+    processingToken: string,
+    mark: { errorCode: string; messageId: string; nowMs: number },
+  ): Promise<boolean>;
+  /**
+   * Operators: a message moved back from the DLQ is `enqueued` again. Only a record still as the giving-up
+   * left it (dead-lettered before `movedSinceMs`, failed, or a lapsed lease): anything the processor did
+   * since, with the moved message or another, wins. False if the record was left alone.
+   */
+  markRequeued(pk: string, nowMs: number, movedSinceMs: number): Promise<boolean>;
   list(filter: {
     provider?: string;
     status?: InboxStatus;
@@ -68,9 +82,20 @@ export interface PayloadWriter {
   put(key: string, body: Buffer, sha256Hex: string): Promise<string>;
 }
 
+export interface StoredPayload {
+  body: Buffer;
+  /** When the object was last written, epoch milliseconds, if the store says. */
+  lastModifiedMs?: number;
+}
+
 export interface PayloadReader {
-  /** The bytes behind an `s3://` reference. Throws InvalidPayloadRefError or DependencyError. */
-  get(ref: string): Promise<Buffer>;
+  /**
+   * The bytes behind an `s3://` reference. Throws InvalidPayloadRefError (not our bucket),
+   * PayloadMissingError (no such object) or DependencyError.
+   */
+  get(ref: string): Promise<StoredPayload>;
+  /** Writes the same bytes again, so the bucket's lifecycle counts the object's age from now. */
+  rewrite(ref: string, body: Buffer, sha256Hex: string): Promise<void>;
 }
 
 export interface SecretSource {
@@ -84,8 +109,10 @@ export interface SecretSource {
 
 /** The processor's hold on the message it is working on. */
 export interface MessageControl {
-  /** Sends the original message body to the dead-letter queue, with the error code among its attributes. */
-  deadLetter(body: string, attributes: Record<string, string>): Promise<void>;
-  /** Hides the message for `seconds`: the backoff before SQS hands it out again. */
+  /**
+   * Hides the message for `seconds`: the backoff before SQS hands it out again. 0 hands it out again at
+   * once, which is how a given-up message reaches the DLQ: through the queue's redrive policy, so SQS sets
+   * its DeadLetterQueueSourceArn and the console's "Start DLQ redrive" can send it back.
+   */
   delay(receiptHandle: string, seconds: number): Promise<void>;
 }

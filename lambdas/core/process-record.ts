@@ -1,17 +1,25 @@
-// One queue message through the processor: parse, load, lease, route, run, mark. Pure orchestration over
+// One queue message through the processor: parse, lease, load, route, run, mark. Pure orchestration over
 // the ports; the Lambda handler turns the result into a partial batch response.
+//
+// Every message that ends up in the DLQ gets there through the queue's redrive policy, never through a
+// SendMessage of ours: the processor gives a delivery up by marking its record `dead-lettered` (naming the
+// message) and making the message visible again at once, and every later receive of that same message
+// does the same until SQS moves it. So SQS sets DeadLetterQueueSourceArn on every DLQ message (the
+// console's "Start DLQ redrive" works for all of them), and there is no send-then-delete to half-fail.
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
-import { backoffSeconds } from './backoff';
-import { type Envelope, MESSAGE_ATTRIBUTES } from './envelope';
+import type { Envelope } from './envelope';
 import { parseEnvelope } from './envelope-schema';
-import { DependencyError } from './errors';
+import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
 import { inboxKey } from './inbox';
+import { payloadNeedsRefresh } from './payload-lifetime';
 import type { Clock, Inbox, MessageControl, PayloadReader } from './ports';
-import { sha256Hex } from './schemes/primitives';
+import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
+import { retryWrite } from './retry-write';
+import { parseJson, sha256Hex } from './schemes/primitives';
 
 export interface QueueRecord {
   messageId: string;
@@ -34,6 +42,12 @@ export interface ProcessDeps {
   random?: () => number;
   /** How long this worker may hold the processing lease: at least as long as it can still run. */
   leaseMs: number;
+  /** When the invocation started, epoch ms: a retry's wait is counted from the receive, before it. */
+  invocationStartedMs: number;
+  /** No inbox write is retried after this (epoch ms): the invocation must live to use its answer. */
+  deadlineMs: number;
+  /** Waits between write retries. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
   log: EventContext['log'];
 }
 
@@ -43,18 +57,30 @@ export type RecordResult = {
   dedupKey?: string;
   ageMs: number;
 } & (
-  | { outcome: 'processed' }
+  | {
+      outcome: 'processed';
+      /** The effect ran but the processed mark could not be written: acknowledged anyway, never re-run. */
+      markFailed?: boolean;
+      /** Our lease was taken over while the handler ran (it outlived its lease): the effect may run twice. */
+      leaseLost?: boolean;
+    }
   | { outcome: 'duplicate_skipped' }
-  | { outcome: 'unknown_acked' }
-  | { outcome: 'dead_lettered'; code: string }
+  | { outcome: 'unknown_acked'; markFailed?: boolean }
+  /** Given up on this receive: on its way to the DLQ. `recorded` is false if the record could not say so. */
+  | { outcome: 'dead_lettered'; code: string; recorded: boolean }
+  /** A later receive of a message already given up. */
+  | { outcome: 'draining'; code: string }
   | { outcome: 'retry'; code: string; delaySeconds: number }
 );
 
+type Facts = Omit<RecordResult, 'outcome'>;
 type Failure = { permanent: boolean; code: string };
 
 /** Error codes are short identifiers for logs and metrics, never an error message that could quote data. */
 function classify(error: unknown): Failure {
   if (error instanceof PermanentError) return { permanent: true, code: error.code };
+  if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
+  if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
   if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
   const name = error instanceof Error ? error.name : typeof error;
   const code = (error as { code?: unknown })?.code;
@@ -79,20 +105,38 @@ function route(
 }
 
 async function loadPayload(deps: ProcessDeps, envelope: Envelope): Promise<Buffer> {
-  const body =
-    envelope.data_base64 !== undefined
-      ? Buffer.from(envelope.data_base64, 'base64')
-      : await deps.payloads.get(envelope.dataref as string);
-  if (sha256Hex(body) !== envelope.payloadsha256) throw new PermanentError('payload_mismatch');
-  return body;
+  if (envelope.data_base64 !== undefined) {
+    const body = Buffer.from(envelope.data_base64, 'base64');
+    if (sha256Hex(body) !== envelope.payloadsha256) throw new PermanentError('payload_mismatch');
+    return body;
+  }
+  const ref = envelope.dataref as string;
+  const stored = await deps.payloads.get(ref);
+  if (sha256Hex(stored.body) !== envelope.payloadsha256) throw new PermanentError('payload_mismatch');
+  // A redrive enqueues the message anew with a fresh retention clock; the object's lifecycle clock must
+  // not run out first. A failed rewrite is transient: the next receive rewrites again.
+  if (payloadNeedsRefresh(stored.lastModifiedMs, deps.clock.now())) {
+    await deps.payloads.rewrite(ref, stored.body, envelope.payloadsha256);
+  }
+  return stored.body;
+}
+
+/** The same JSON reading as the verify side's (strict UTF-8, a leading BOM ignored), so what it accepted parses. */
+function parseData(handler: EventDefinition, body: Buffer): unknown {
+  const json = parseJson(body);
+  if (!json.ok) throw new PermanentError('not_json');
+  const parsed = handler.schema.safeParse(json.value);
+  if (!parsed.success) throw new PermanentError('schema_mismatch');
+  return parsed.data;
 }
 
 export async function processRecord(deps: ProcessDeps, record: QueueRecord): Promise<RecordResult> {
   const nowMs = deps.clock.now();
   const base = { ageMs: Math.max(0, nowMs - record.sentTimestampMs) };
   const envelope = parseEnvelope(record.body);
-  if (!envelope) return deadLetter(deps, record, base, 'malformed_envelope');
-  const facts = {
+  // Not written by the verify Lambda: nothing to mark, and the next receive will judge it the same way.
+  if (!envelope) return giveUp(deps, record, base, 'malformed_envelope', undefined);
+  const facts: Facts = {
     ...base,
     provider: envelope.provider,
     eventType: envelope.type,
@@ -101,11 +145,10 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const pk = inboxKey(envelope.provider, envelope.dedupkey);
   const provider = providerById(deps.config, envelope.provider);
   const token = randomUUID();
-  let leased = false;
 
+  let lease: Awaited<ReturnType<Inbox['beginProcessing']>>;
   try {
-    const body = await loadPayload(deps, envelope);
-    const lease = await deps.inbox.beginProcessing(
+    lease = await deps.inbox.beginProcessing(
       pk,
       {
         provider: envelope.provider,
@@ -115,24 +158,48 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
         deliveryId: envelope.deliveryid,
         expiresAt: Math.floor(nowMs / 1000) + (provider?.dedupTtlSeconds ?? 7 * 86_400),
       },
-      deps.leaseMs,
-      nowMs,
-      token,
+      {
+        token,
+        messageId: record.messageId,
+        receiveCount: record.receiveCount,
+        payloadSha256: envelope.payloadsha256,
+        leaseMs: deps.leaseMs,
+        nowMs,
+      },
     );
-    if (!lease.ok) {
-      // Already processed: this is the second copy after a crash between send and mark, or a redrive of
-      // something that succeeded meanwhile. Acknowledge without running the effect again.
-      if (lease.existing?.status === 'processed') return { ...facts, outcome: 'duplicate_skipped' };
-      // Another worker holds a live lease: come back after it.
-      return retry(deps, record, facts, 'lease_held');
+  } catch (error) {
+    return failedWithoutLease(deps, record, facts, classify(error).code);
+  }
+  switch (lease.kind) {
+    case 'processed':
+      // The second copy after a crash between send and mark, or a redrive of something that succeeded
+      // meanwhile. Acknowledge without running the effect again.
+      return { ...facts, outcome: 'duplicate_skipped' };
+    case 'conflict':
+      // Same key, other bytes than the record's: never run it, never touch the record that is not its own.
+      return giveUp(deps, record, facts, 'payload_conflict', undefined);
+    case 'draining':
+      await drain(deps, record);
+      return { ...facts, outcome: 'draining', code: lease.existing.lastErrorCode ?? 'dead_lettered' };
+    case 'held': {
+      // Another message for this delivery is being processed by a live worker: come back once its lease
+      // has lapsed, so this receive is not spent on a lease that is still live.
+      if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+        return giveUp(deps, record, facts, 'lease_held', undefined);
+      }
+      return retry(deps, record, facts, 'lease_held', Math.ceil(lease.retryAfterMs / 1000) + 1);
     }
-    leased = true;
+    case 'leased':
+      break;
+  }
 
+  try {
+    const body = await loadPayload(deps, envelope);
     const handler = route(deps.handlers, envelope.provider, envelope.type);
     if (!handler) {
       if (provider?.unknownEvents === 'dlq') throw new PermanentError('unknown_event');
-      await deps.inbox.markProcessed(pk, token, deps.clock.now());
-      return { ...facts, outcome: 'unknown_acked' };
+      const marked = await markProcessed(deps, pk, token);
+      return { ...facts, outcome: 'unknown_acked', ...(marked === 'failed' ? { markFailed: true } : {}) };
     }
     const data = parseData(handler, body);
     await handler.handle(data, {
@@ -146,66 +213,113 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       rawBody: body,
       log: deps.log,
     });
-    // If our lease was taken over meanwhile, the other worker owns the record now; nothing to undo.
-    await deps.inbox.markProcessed(pk, token, deps.clock.now());
-    return { ...facts, outcome: 'processed' };
   } catch (error) {
     const failure = classify(error);
-    if (failure.permanent) return deadLetter(deps, record, facts, failure.code);
-    if (leased) await deps.inbox.markFailed(pk, token, failure.code, deps.clock.now()).catch(() => false);
+    if (failure.permanent) return giveUp(deps, record, facts, failure.code, { pk, token });
+    if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+      return giveUp(deps, record, facts, failure.code, { pk, token });
+    }
+    // If this fails the lease stays, but only until the next receive of this message, which takes it over.
+    await deps.inbox.markFailed(pk, token, failure.code, deps.clock.now()).catch(() => false);
     return retry(deps, record, facts, failure.code);
   }
+  // The effect ran. From here on nothing may make it run again: the mark is retried within the invocation,
+  // and if it still fails the message is acknowledged anyway (a record left `processing` whose lease lapses
+  // is better than a second charge).
+  const marked = await markProcessed(deps, pk, token);
+  return {
+    ...facts,
+    outcome: 'processed',
+    ...(marked === 'failed' ? { markFailed: true } : {}),
+    ...(marked === 'not_ours' ? { leaseLost: true } : {}),
+  };
 }
 
-function parseData(handler: EventDefinition, body: Buffer): unknown {
-  let json: unknown;
-  try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw new PermanentError('not_json');
-  }
-  const parsed = handler.schema.safeParse(json);
-  if (!parsed.success) throw new PermanentError('schema_mismatch');
-  return parsed.data;
+async function markProcessed(
+  deps: ProcessDeps,
+  pk: string,
+  token: string,
+): Promise<'marked' | 'not_ours' | 'failed'> {
+  const result = await retryWrite(() => deps.inbox.markProcessed(pk, token, deps.clock.now()), {
+    clock: deps.clock,
+    deadlineMs: deps.deadlineMs,
+    random: deps.random,
+    sleep: deps.sleep,
+  });
+  if (!result.ok) return 'failed';
+  return result.applied ? 'marked' : 'not_ours';
+}
+
+/** The longest a ChangeMessageVisibility may ask for now: SQS counts 12 hours from the receive. */
+function visibilityCeiling(deps: ProcessDeps): number {
+  const elapsed = Math.ceil((deps.clock.now() - deps.invocationStartedMs) / 1000);
+  // The batching window: records can have been received that long before the invocation started.
+  return Math.max(0, MAX_STEP_SECONDS - elapsed - deps.config.queue.maxBatchingWindowSeconds - 60);
 }
 
 async function retry(
   deps: ProcessDeps,
   record: QueueRecord,
-  facts: Omit<RecordResult, 'outcome'>,
+  facts: Facts,
   code: string,
+  atLeastSeconds = 0,
 ): Promise<RecordResult> {
-  const { backoffBaseSeconds, backoffCapSeconds } = deps.config.queue;
-  const delaySeconds = backoffSeconds(
-    record.receiveCount,
-    backoffBaseSeconds,
-    backoffCapSeconds,
-    deps.random,
-  );
-  // If this fails the message keeps its queue visibility timeout: a slower retry, not a lost one.
+  const scheduled = retryDelaySeconds(deps.config.queue.retrySchedule, record.receiveCount, deps.random);
+  const delaySeconds = Math.min(Math.max(scheduled, atLeastSeconds), visibilityCeiling(deps));
+  // If this fails the message keeps the queue's visibility timeout: a retry sooner than planned, not a
+  // lost one.
   await deps.messages.delay(record.receiptHandle, delaySeconds).catch(() => undefined);
   return { ...facts, outcome: 'retry', code, delaySeconds };
 }
 
-async function deadLetter(
+/** A transient failure before the lease (DynamoDB unreachable): retry, or on the last receive let it go. */
+async function failedWithoutLease(
   deps: ProcessDeps,
   record: QueueRecord,
-  facts: Omit<RecordResult, 'outcome'>,
+  facts: Facts,
   code: string,
 ): Promise<RecordResult> {
-  const attributes: Record<string, string> = { ...record.attributes, [MESSAGE_ATTRIBUTES.errorCode]: code };
-  if (facts.provider) attributes[MESSAGE_ATTRIBUTES.provider] = facts.provider;
-  if (facts.dedupKey) attributes[MESSAGE_ATTRIBUTES.dedupKey] = facts.dedupKey;
-  try {
-    await deps.messages.deadLetter(record.body, attributes);
-  } catch {
-    // Not in the DLQ, so it must not be acknowledged: retry, and SQS's redrive policy catches it later.
-    return retry(deps, record, facts, 'dlq_unavailable');
+  if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+    return giveUp(deps, record, facts, code, undefined);
   }
-  if (facts.provider && facts.dedupKey) {
-    await deps.inbox
-      .markDeadLettered(inboxKey(facts.provider, facts.dedupKey), code, deps.clock.now())
-      .catch(() => undefined);
+  return retry(deps, record, facts, code);
+}
+
+/** Hands the message back at once, so the next receive comes soon and SQS's redrive policy moves it. */
+async function drain(deps: ProcessDeps, record: QueueRecord): Promise<void> {
+  // If this fails the message comes back after the queue's visibility timeout instead: later, not lost.
+  await deps.messages.delay(record.receiptHandle, 0).catch(() => undefined);
+}
+
+/**
+ * Gives the delivery up. Under our lease the record is marked `dead-lettered` first, naming this message,
+ * so its later receives drain without running anything. If that mark cannot be written, the give-up is
+ * put off (a retry on the schedule) unless this is the last receive: a give-up nobody recorded would run
+ * the handler again on every receive until the queue moves it.
+ */
+async function giveUp(
+  deps: ProcessDeps,
+  record: QueueRecord,
+  facts: Facts,
+  code: string,
+  lease: { pk: string; token: string } | undefined,
+): Promise<RecordResult> {
+  let recorded = false;
+  if (lease) {
+    const result = await retryWrite(
+      () =>
+        deps.inbox.markDeadLettered(lease.pk, lease.token, {
+          errorCode: code,
+          messageId: record.messageId,
+          nowMs: deps.clock.now(),
+        }),
+      { clock: deps.clock, deadlineMs: deps.deadlineMs, random: deps.random, sleep: deps.sleep },
+    );
+    recorded = result.ok && result.applied;
+    if (!result.ok && !isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+      return retry(deps, record, facts, code);
+    }
   }
-  return { ...facts, outcome: 'dead_lettered', code };
+  await drain(deps, record);
+  return { ...facts, outcome: 'dead_lettered', code, recorded };
 }

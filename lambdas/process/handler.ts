@@ -19,7 +19,7 @@ export const handler = createProcessHandler({
   config: runtime.config,
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
   payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
-  messages: new SqsMessageControl(clients.sqs, runtime.queueUrl, runtime.dlqUrl),
+  messages: new SqsMessageControl(clients.sqs, runtime.queueUrl),
   handlers: EVENT_HANDLERS,
   clock: systemClock,
   defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,

@@ -12,10 +12,10 @@ import { createApp, PROJECT_ROOT, STACK_NAME } from './synth';
 const run = promisify(execFile);
 
 describe('an invalid webhookInbox config', () => {
-  it('stops the stack with a ConfigError naming the key (queue.maxReceiveCount: 2)', () => {
-    const app = createApp({ context: { webhookInbox: { queue: { maxReceiveCount: 2 } } } });
+  it('stops the stack with a ConfigError naming the key (a retry step over the SQS 12 h limit)', () => {
+    const app = createApp({ context: { webhookInbox: { queue: { retrySchedule: ['30s', '13h'] } } } });
     expect(() => new WebhookInboxStack(app, STACK_NAME)).toThrow(
-      new ConfigError('webhookInbox.queue.maxReceiveCount: must be >= 3'),
+      new ConfigError("webhookInbox.queue.retrySchedule.1: 13h is over SQS's 12h visibility limit"),
     );
   });
 
@@ -32,7 +32,7 @@ describe('an invalid webhookInbox config', () => {
       env: {
         ...process.env,
         // How the CDK CLI hands the app its context and output directory.
-        CDK_CONTEXT_JSON: JSON.stringify({ webhookInbox: { queue: { maxReceiveCount: 2 } } }),
+        CDK_CONTEXT_JSON: JSON.stringify({ webhookInbox: { queue: { retrySchedule: ['30s', '13h'] } } }),
         CDK_OUTDIR: mkdtempSync(join(tmpdir(), 'webhook-inbox-synth-')),
       },
     }).then(
@@ -41,7 +41,7 @@ describe('an invalid webhookInbox config', () => {
     );
     expect(failure?.code).toBe(1);
     expect(failure?.stderr.trim()).toBe(
-      'Invalid configuration: webhookInbox.queue.maxReceiveCount: must be >= 3',
+      "Invalid configuration: webhookInbox.queue.retrySchedule.1: 13h is over SQS's 12h visibility limit",
     );
   }, 180_000);
 });

@@ -24,7 +24,11 @@ beforeAll(() => {
         secretArn: IMPORTED_ARN,
       },
     },
-    queue: { maxReceiveCount: 8, batchSize: 5, maxBatchingWindowSeconds: 2 },
+    queue: {
+      retrySchedule: ['1m', '2m', '4m', '8m', '16m', '32m', '1h'],
+      batchSize: 5,
+      maxBatchingWindowSeconds: 2,
+    },
   });
   new WebhookInbox(stack, 'Inbox', {
     config,
@@ -92,7 +96,7 @@ describe('props', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { VisibilityTimeout: 360 });
   });
 
-  it('the config sets maxReceiveCount, batch size and batching window; the props cap concurrency', () => {
+  it('the config sets maxReceiveCount (7 retry steps: 8), batch size and batching window; the props cap concurrency', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       RedrivePolicy: Match.objectLike({ maxReceiveCount: 8 }),
     });

@@ -8,7 +8,7 @@ import {
   INBOX_TABLE,
   LAMBDA_DEFAULTS,
   payloadExpiryDays,
-  QUEUE_RETENTION_SECONDS,
+  queueRetentionSeconds,
 } from '../../config/resources';
 import { ENV } from '../../config/runtime';
 import { QUEUE_MAX_MESSAGE_BYTES } from '../../config/schema';
@@ -238,12 +238,13 @@ describe('queues', () => {
     return { main: withId(main), dlq: withId(dlq) };
   };
 
-  it(`redrives to the DLQ after maxReceiveCount receives (${'webhookInbox.queue.maxReceiveCount'})`, () => {
+  it('redrives to the DLQ after one receive per retry step plus the first (maxReceiveCount 12 by default)', () => {
     const { main, dlq } = queues();
     expect(main.RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [dlq.id, 'Arn'] },
-      maxReceiveCount: config.queue.maxReceiveCount,
+      maxReceiveCount: config.queue.retrySchedule.length + 1,
     });
+    expect(config.queue.retrySchedule).toHaveLength(11);
   });
 
   it('lets only the main queue use the DLQ (redriveAllowPolicy byQueue, by a name-built ARN: no cycle)', () => {
@@ -272,7 +273,7 @@ describe('queues', () => {
 
   it('keeps dead letters longer than the queue keeps messages', () => {
     const { main, dlq } = queues();
-    expect(main.MessageRetentionPeriod).toBe(QUEUE_RETENTION_SECONDS);
+    expect(main.MessageRetentionPeriod).toBe(queueRetentionSeconds(config));
     expect(dlq.MessageRetentionPeriod).toBe(DLQ_RETENTION_SECONDS);
     expect(dlq.MessageRetentionPeriod as number).toBeGreaterThan(main.MessageRetentionPeriod as number);
   });
@@ -427,7 +428,9 @@ describe('least privilege', () => {
     );
   });
 
-  it('gives the processor exactly its DynamoDB, S3, DLQ send, backoff and event-source actions', () => {
+  it('gives the processor exactly its DynamoDB, S3, backoff and event-source actions, and no SendMessage', () => {
+    // No sqs:SendMessage at all: every DLQ message gets there through the redrive policy, so SQS sets its
+    // DeadLetterQueueSourceArn and the console's "Start DLQ redrive" can move every one of them back.
     expect([...(allowedActionsByRole().get(roleOf(SERVICE.process)) ?? [])].sort()).toEqual(
       [
         'dynamodb:GetItem',
@@ -435,25 +438,14 @@ describe('least privilege', () => {
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:GetObject',
+        's3:PutObject',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:ReceiveMessage',
-        'sqs:SendMessage',
       ].sort(),
     );
-    // sqs:SendMessage is on the DLQ only: the processor never re-enqueues to the main queue.
-    const dlq = logicalIdOf(template, 'AWS::SQS::Queue', (q) => !props(q).RedrivePolicy);
-    const sends = allStatements(template).filter(
-      ({ statement }) => statement.Effect === 'Allow' && actionsOf(statement).includes('sqs:SendMessage'),
-    );
-    const processorSend = sends.find(
-      ({ logicalId }) =>
-        (template.toJSON().Resources[logicalId].Properties.Roles as { Ref: string }[])[0]!.Ref ===
-        roleOf(SERVICE.process),
-    );
-    expect(processorSend?.statement.Resource).toEqual({ 'Fn::GetAtt': [dlq, 'Arn'] });
   });
 
   it('uses no AWS managed policy on the Lambda roles', () => {
@@ -464,7 +456,7 @@ describe('least privilege', () => {
 });
 
 describe('payload bucket', () => {
-  it('blocks public access, requires TLS, encrypts with S3-managed keys and expires objects with the dedup window', () => {
+  it('blocks public access, requires TLS, encrypts with S3-managed keys and expires objects after every message that can point at them', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
@@ -477,7 +469,7 @@ describe('payload bucket', () => {
       },
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
-          Match.objectLike({ ExpirationInDays: payloadExpiryDays(config), Status: 'Enabled' }),
+          Match.objectLike({ ExpirationInDays: payloadExpiryDays(), Status: 'Enabled' }),
         ]),
       },
     });
@@ -523,10 +515,10 @@ describe('alarms', () => {
     });
   });
 
-  it('fire when the oldest queued message is older than 15 minutes', () => {
+  it('fire when the oldest queued message has waited two of the longest retry steps (24 h by default)', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateAgeOfOldestMessage',
-      Threshold: Math.max(900, 2 * config.queue.backoffCapSeconds),
+      Threshold: 86_400,
     });
   });
 

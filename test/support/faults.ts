@@ -1,12 +1,14 @@
-// Fault injection for emulator-backed tests: the only place the AWS clients are tampered with. Two tools:
-// a middleware that fails chosen commands (deterministic, per client), and a TCP switch in front of an
-// emulator that takes it down and brings it back with its state intact (an outage as the SDK sees one).
+// Fault injection for emulator-backed tests: the only place the AWS clients are tampered with. Middlewares
+// that fail chosen commands (deterministic, per client) in the ways AWS does and the emulators cannot:
+// before the call, after it was applied with the answer lost, throttled, or never answering (an
+// invocation abandoned midway); and a TCP switch in front of an emulator that takes it down and brings it
+// back with its state intact (an outage as the SDK sees one).
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /** Any SDK v3 client: what injectFault needs of it. */
-interface MiddlewareClient {
+export interface MiddlewareClient {
   middlewareStack: {
     // biome-ignore lint/suspicious/noExplicitAny: each client types its stack by its own input/output unions.
     add(middleware: any, options: { step: 'initialize'; name: string; priority: 'high' }): void;
@@ -21,6 +23,8 @@ export interface FaultOptions {
   error?: () => Error;
   /** Fail only the next `times` matching calls. @default every matching call while the fault is on */
   times?: number;
+  /** Only calls whose input this accepts count as matching (e.g. one delivery's key). @default all */
+  match?: (input: Record<string, unknown>) => boolean;
 }
 
 export interface Fault {
@@ -43,29 +47,34 @@ export function serviceUnavailable(message = 'injected fault: service unavailabl
   });
 }
 
-/**
- * Fails the chosen commands before they are signed or sent. It sits in the initialize step, ahead of the
- * SDK's retry middleware, so one call is one failure whatever the client's maxAttempts.
- */
-export function injectFault(client: MiddlewareClient, options: FaultOptions): Fault {
+type Next = (args: unknown) => Promise<unknown>;
+
+/** The shared part of every fault: which calls match, how many fail, and the on/off/remove handle. */
+function addCommandFault(
+  client: MiddlewareClient,
+  options: Pick<FaultOptions, 'commands' | 'times' | 'match'>,
+  step: 'initialize' | 'deserialize',
+  fail: (next: Next, args: unknown) => Promise<unknown>,
+): Fault {
   const commands = new Set(typeof options.commands === 'string' ? [options.commands] : options.commands);
-  const makeError = options.error ?? (() => serviceUnavailable());
   let remaining = options.times ?? Number.POSITIVE_INFINITY;
   let enabled = true;
   let failures = 0;
   let calls = 0;
   const name = `injected-fault-${randomUUID()}`;
   client.middlewareStack.add(
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
-      async (args: unknown) => {
-        if (context.commandName === undefined || !commands.has(context.commandName)) return next(args);
-        calls += 1;
-        if (!enabled || remaining <= 0) return next(args);
-        remaining -= 1;
-        failures += 1;
-        throw makeError();
-      },
-    { step: 'initialize', name, priority: 'high' },
+    (next: Next, context: { commandName?: string }) => async (args: unknown) => {
+      if (context.commandName === undefined || !commands.has(context.commandName)) return next(args);
+      if (options.match && !options.match((args as { input: Record<string, unknown> }).input))
+        return next(args);
+      calls += 1;
+      if (!enabled || remaining <= 0) return next(args);
+      remaining -= 1;
+      failures += 1;
+      return fail(next, args);
+    },
+    // The options' type is per step in the SDK's overloads; both steps take the same shape.
+    { step: step as 'initialize', name, priority: 'high' },
   );
   return {
     get failures() {
@@ -84,6 +93,70 @@ export function injectFault(client: MiddlewareClient, options: FaultOptions): Fa
       client.middlewareStack.remove(name);
     },
   };
+}
+
+/**
+ * Fails the chosen commands before they are signed or sent. It sits in the initialize step, ahead of the
+ * SDK's retry middleware, so one call is one failure whatever the client's maxAttempts.
+ */
+export function injectFault(client: MiddlewareClient, options: FaultOptions): Fault {
+  const makeError = options.error ?? (() => serviceUnavailable());
+  return addCommandFault(client, options, 'initialize', async () => {
+    throw makeError();
+  });
+}
+
+/** How an injected fault meets a call that reached the service. */
+export type AttemptFault =
+  /** The service applied the call, and its answer was lost on the way back (a reset, a timeout). */
+  | 'lost-answer'
+  /** The service refused the call for its rate: the SDK backs off and tries again. */
+  | 'throttled'
+  /** The call never answers, as when the invocation making it is timed out or crashes midway. */
+  | 'hang-before'
+  /** Applied, then the invocation making it dies before it sees the answer. */
+  | 'hang-after';
+
+export interface AttemptFaultOptions extends Omit<FaultOptions, 'error'> {
+  fault: AttemptFault;
+}
+
+/** A reset connection, as Node reports one: the SDK calls it transient and retries. */
+export function connectionReset(): Error {
+  return Object.assign(new Error('injected fault: socket hang up'), { code: 'ECONNRESET', name: 'Error' });
+}
+
+/** Shaped like the throttling errors DynamoDB, SQS and S3 answer with; the SDK retries them with backoff. */
+export function throttled(): Error {
+  return Object.assign(new Error('injected fault: rate exceeded'), {
+    name: 'ThrottlingException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
+}
+
+/**
+ * Faults at the level of one SDK attempt, below the SDK's retry middleware (the deserialize step runs once
+ * per attempt): a lost answer and a throttle are retried by the SDK exactly as on AWS, so the code under
+ * test sees what it would see there. `times` counts attempts, not calls.
+ */
+export function injectAttemptFault(client: MiddlewareClient, options: AttemptFaultOptions): Fault {
+  const never = () => new Promise<never>(() => undefined);
+  return addCommandFault(client, options, 'deserialize', async (next, args) => {
+    switch (options.fault) {
+      case 'throttled':
+        throw throttled();
+      case 'hang-before':
+        return never();
+      case 'lost-answer':
+        // Whatever the service answered (a condition failure included) never arrives.
+        await next(args).catch(() => undefined);
+        throw connectionReset();
+      case 'hang-after':
+        await next(args).catch(() => undefined);
+        return never();
+    }
+  });
 }
 
 export interface OutageSwitch {

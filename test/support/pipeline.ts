@@ -15,6 +15,7 @@ import type { EventDefinition } from '../../lambdas/events';
 import { createProcessHandler } from '../../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
 import { restProxyEvent } from '../../local/rest-proxy-event';
+import { SqsEventSource } from '../../local/sqs-event-source';
 import type { EmulatorContext } from './emulators';
 
 export class TestClock implements Clock {
@@ -84,22 +85,63 @@ export function processHandlerFor(
   ctx: EmulatorContext,
   resources: EmulatorContext['resources'],
   handlers: readonly EventDefinition[],
-  overrides: { clock?: Clock; config?: Config; random?: () => number } = {},
+  overrides: {
+    clock?: Clock;
+    config?: Config;
+    random?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+  } = {},
 ) {
   const logger = new CapturingLogger();
   const handler = createProcessHandler({
     config: overrides.config ?? ctx.config,
     inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
     payloads: new S3PayloadReader(ctx.clients.s3, resources.bucketName),
-    messages: new SqsMessageControl(ctx.clients.sqs, resources.queueUrl, resources.dlqUrl),
+    messages: new SqsMessageControl(ctx.clients.sqs, resources.queueUrl),
     handlers,
     clock: overrides.clock ?? { now: () => Date.now() },
     random: overrides.random,
+    sleep: overrides.sleep,
     logger,
     metrics: noMetrics,
     defaultLeaseMs: 30_000,
   });
   return { handler, logger };
+}
+
+/** Lambda's SQS event source in front of a processor handler, on the resources' main queue. */
+export function eventSourceFor(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  handler: ReturnType<typeof processHandlerFor>['handler'],
+): SqsEventSource {
+  return new SqsEventSource(ctx.queueOps, {
+    queueUrl: resources.queueUrl,
+    queueArn: resources.queueArn,
+    batchSize: 10,
+    maxBatchingWindowSeconds: 0,
+    functionTimeoutMs: 30_000,
+    handler,
+  });
+}
+
+/**
+ * Runs the event source until the main queue is empty (visible, in flight and delayed): every message
+ * processed, or moved to the DLQ by the redrive policy. Throws if that takes longer than `timeoutMs`.
+ */
+export async function drainQueue(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  source: SqsEventSource,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    await source.runOnce(1);
+    const counts = await ctx.countMessages(resources.queueUrl);
+    if (counts.visible + counts.inFlight + counts.delayed === 0) return;
+  }
+  throw new Error('the main queue did not empty');
 }
 
 /** A REST proxy event for a delivery signed by the provider's scheme, as the provider would send it. */

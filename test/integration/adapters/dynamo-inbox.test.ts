@@ -7,9 +7,15 @@ import { createAwsClients } from '../../../lambdas/adapters/clients';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { toInboxItem } from '../../../lambdas/adapters/inbox-item';
 import { DependencyError } from '../../../lambdas/core/errors';
-import { type InboxRecord, inboxKey, type NewClaim, newClaimRecord } from '../../../lambdas/core/inbox';
+import {
+  type InboxRecord,
+  inboxKey,
+  type LeaseRequest,
+  type NewClaim,
+  newClaimRecord,
+} from '../../../lambdas/core/inbox';
 import { useEmulators } from '../../support/emulators';
-import { injectFault, startOutageSwitch } from '../../support/faults';
+import { injectAttemptFault, injectFault, startOutageSwitch } from '../../support/faults';
 
 const env = useEmulators();
 
@@ -76,6 +82,17 @@ function failPutsAsIfTaken(times: number): void {
     error: () => new ConditionalCheckFailedException({ message: 'injected', $metadata: {} }),
   });
   onTestFinished(fault.remove);
+}
+
+/** The next call of `command` is applied by dynalite and its answer lost: the SDK retries it. */
+function loseNextAnswer(command: 'PutItemCommand' | 'UpdateItemCommand') {
+  const lost = injectAttemptFault(env.clients.dynamodb, {
+    commands: command,
+    fault: 'lost-answer',
+    times: 1,
+  });
+  onTestFinished(lost.remove);
+  return lost;
 }
 
 /** A claimed and enqueued record, as the verify Lambda leaves it. */
@@ -205,27 +222,73 @@ describe('release and markEnqueued', () => {
     expect(await inbox.get(PK)).toEqual(newClaimRecord(second));
   });
 
-  it('markEnqueued returns false when the processor already moved the record on', async () => {
+  it('markEnqueued answers true when the processor took the message before the mark (the message is durable)', async () => {
     const claim = newClaim();
     await inbox.claim(claim);
-    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 10, 'p1')).ok).toBe(
-      true,
-    );
-    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(false);
+    expect((await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 10))).kind).toBe('leased');
+    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(true);
     expect((await inbox.get(PK))?.status).toBe('processing');
+  });
+
+  it('markEnqueued answers true when its applied update was retried by the SDK after the answer was lost', async () => {
+    const claim = newClaim();
+    await inbox.claim(claim);
+    const lost = loseNextAnswer('UpdateItemCommand');
+    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(true);
+    expect(lost.failures).toBe(1);
+    expect(await inbox.get(PK)).toMatchObject({ status: 'enqueued', messageId: 'msg-1' });
   });
 });
 
+describe('claim: our own write, retried by the SDK', () => {
+  it('takes a claim whose put was applied and whose answer was lost as ours, not as in flight', async () => {
+    const lost = loseNextAnswer('PutItemCommand');
+    const claim = newClaim();
+    expect(await inbox.claim(claim)).toEqual({ kind: 'claimed', claimToken: claim.claimToken });
+    expect(lost.failures).toBe(1);
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
+  });
+
+  it('still answers in_flight to another invocation holding a live claim of the same bytes', async () => {
+    await inbox.claim(newClaim());
+    expect((await inbox.claim(newClaim({ nowMs: T0 + 1000 }))).kind).toBe('in_flight');
+  });
+
+  it('lets a lapsed claim be retaken by the same bytes only: other bytes under the same id are a conflict', async () => {
+    const first = newClaim();
+    await inbox.claim(first);
+    const later = T0 + LEASE_SECONDS * 1000 + 1;
+    const other = newClaim({ nowMs: later, payloadSha256: 'b'.repeat(64) });
+    expect((await inbox.claim(other)).kind).toBe('conflict');
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(first));
+    const same = newClaim({ nowMs: later });
+    expect((await inbox.claim(same)).kind).toBe('claimed');
+  });
+});
+
+/** One receive of one message, as the processor asks for its lease. */
+function lease(token: string, nowMs: number, overrides: Partial<LeaseRequest> = {}): LeaseRequest {
+  return {
+    token,
+    messageId: 'msg-1',
+    receiveCount: 1,
+    payloadSha256: 'a'.repeat(64),
+    leaseMs: PROCESSING_LEASE_MS,
+    nowMs,
+    ...overrides,
+  };
+}
+
 describe('processing lease', () => {
-  it('beginProcessing on an enqueued record takes the lease', async () => {
+  it('beginProcessing on an enqueued record takes the lease for this message and receive', async () => {
     const claim = await enqueued();
-    expect(await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1')).toEqual({
-      ok: true,
-    });
+    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({ kind: 'leased' });
     expect(await inbox.get(PK)).toMatchObject({
       status: 'processing',
       processingToken: 'p1',
       leaseUntil: T0 + 100 + PROCESSING_LEASE_MS,
+      leaseMessageId: 'msg-1',
+      leaseReceiveCount: 1,
       messageId: 'msg-1',
       receivedAt: new Date(T0).toISOString(),
     });
@@ -233,70 +296,144 @@ describe('processing lease', () => {
 
   it('beginProcessing recreates a record TTL already deleted, from the message facts', async () => {
     const claim = newClaim();
-    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1')).ok).toBe(true);
+    expect((await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0))).kind).toBe('leased');
     expect(await inbox.get(PK)).toEqual({
       ...seedOf(claim),
       pk: PK,
       status: 'processing',
       processingToken: 'p1',
       leaseUntil: T0 + PROCESSING_LEASE_MS,
+      leaseMessageId: 'msg-1',
+      leaseReceiveCount: 1,
       receivedAt: new Date(T0).toISOString(),
       attempts: 0,
     });
   });
 
-  it('beginProcessing on a processed record is refused and returns the processed record', async () => {
+  it('beginProcessing on a processed record is refused as processed', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100));
     expect(await inbox.markProcessed(PK, 'p1', T0 + 200)).toBe(true);
-    const outcome = await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 300, 'p2');
+    const outcome = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', T0 + 300, { messageId: 'msg-2' }),
+    );
     expect(outcome).toMatchObject({
-      ok: false,
+      kind: 'processed',
       existing: { status: 'processed', processedAt: new Date(T0 + 200).toISOString() },
     });
   });
 
-  it('beginProcessing under another worker live lease is refused', async () => {
+  it('beginProcessing for another message of the same delivery waits for a live lease, for its remainder', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
-    const outcome = await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 200, 'p2');
-    expect(outcome).toMatchObject({ ok: false, existing: { status: 'processing', processingToken: 'p1' } });
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100));
+    const outcome = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', T0 + 200, { messageId: 'msg-2' }),
+    );
+    expect(outcome).toMatchObject({
+      kind: 'held',
+      retryAfterMs: PROCESSING_LEASE_MS - 100,
+      existing: { status: 'processing', processingToken: 'p1' },
+    });
+  });
+
+  it('beginProcessing takes over a live lease left by an earlier receive of the same message (its worker let go)', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100));
+    const outcome = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', T0 + 200, { receiveCount: 2 }),
+    );
+    expect(outcome).toEqual({ kind: 'leased' });
+    expect(await inbox.get(PK)).toMatchObject({ processingToken: 'p2', leaseReceiveCount: 2 });
+  });
+
+  it('beginProcessing does not take over a lease of the same message on the same receive (a duplicate delivery)', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100));
+    const outcome = await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 200));
+    expect(outcome.kind).toBe('held');
+  });
+
+  it('beginProcessing whose applied update was retried by the SDK after the answer was lost is leased, not held', async () => {
+    const claim = await enqueued();
+    const lost = loseNextAnswer('UpdateItemCommand');
+    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({ kind: 'leased' });
+    expect(lost.failures).toBe(1);
+    expect((await inbox.get(PK))?.processingToken).toBe('p1');
+  });
+
+  it('beginProcessing with other bytes than the record holds is a conflict and changes nothing', async () => {
+    const claim = await enqueued();
+    const before = await inbox.get(PK);
+    const outcome = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p1', T0 + 100, { payloadSha256: 'b'.repeat(64), messageId: 'msg-2' }),
+    );
+    expect(outcome.kind).toBe('conflict');
+    expect(await inbox.get(PK)).toEqual(before);
   });
 
   it('beginProcessing after the other worker lease lapsed takes over', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 100, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100));
     const later = T0 + 100 + PROCESSING_LEASE_MS + 1;
-    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, later, 'p2')).ok).toBe(true);
+    const outcome = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', later, { messageId: 'msg-2' }),
+    );
+    expect(outcome.kind).toBe('leased');
     expect((await inbox.get(PK))?.processingToken).toBe('p2');
   });
 
   it('markProcessed with a token whose lease was taken over returns false', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + PROCESSING_LEASE_MS + 1, 'p2');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', T0 + PROCESSING_LEASE_MS + 1, { messageId: 'm2' }),
+    );
     expect(await inbox.markProcessed(PK, 'p1', T0 + PROCESSING_LEASE_MS + 2)).toBe(false);
     expect(await inbox.get(PK)).toMatchObject({ status: 'processing', processingToken: 'p2' });
   });
 
-  it('markProcessed with our token records processedAt and drops the lease', async () => {
+  it('markProcessed with our token records processedAt, drops the lease and keeps the token', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
     expect(await inbox.markProcessed(PK, 'p1', T0 + 50)).toBe(true);
     const record = await inbox.get(PK);
-    expect(record).toMatchObject({ status: 'processed', processedAt: new Date(T0 + 50).toISOString() });
+    expect(record).toMatchObject({
+      status: 'processed',
+      processedAt: new Date(T0 + 50).toISOString(),
+      processingToken: 'p1',
+    });
     expect(record?.leaseUntil).toBeUndefined();
-    expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('markProcessed whose applied update was retried by the SDK after the answer was lost still answers true', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    const lost = loseNextAnswer('UpdateItemCommand');
+    expect(await inbox.markProcessed(PK, 'p1', T0 + 50)).toBe(true);
+    expect(lost.failures).toBe(1);
+    expect((await inbox.get(PK))?.status).toBe('processed');
   });
 
   it('markFailed counts attempts, records the error code and frees the lease for the next receive', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
     expect(await inbox.markFailed(PK, 'p1', 'timeout', T0 + 10)).toBe(true);
     expect(await inbox.get(PK)).toMatchObject({ status: 'failed', attempts: 1, lastErrorCode: 'timeout' });
-    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 20, 'p2')).ok).toBe(
-      true,
-    );
+    expect(
+      (await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 20, { receiveCount: 2 }))).kind,
+    ).toBe('leased');
     expect(await inbox.markFailed(PK, 'p2', 'http_500', T0 + 30)).toBe(true);
     const record = await inbox.get(PK);
     expect(record).toMatchObject({ status: 'failed', attempts: 2, lastErrorCode: 'http_500' });
@@ -305,55 +442,102 @@ describe('processing lease', () => {
 
   it('markFailed with a stale token changes nothing', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
     expect(await inbox.markFailed(PK, 'other', 'timeout', T0 + 10)).toBe(false);
     expect(await inbox.get(PK)).toMatchObject({ status: 'processing', attempts: 0 });
   });
 
-  it('markDeadLettered needs no token but never creates a record', async () => {
+  it('markDeadLettered under our lease names the message and frees the lease; the same message then drains', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
-    await inbox.markDeadLettered(PK, 'schema_mismatch', T0 + 10);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    const mark = { errorCode: 'schema_mismatch', messageId: 'msg-1', nowMs: T0 + 10 };
+    expect(await inbox.markDeadLettered(PK, 'p1', mark)).toBe(true);
     const record = await inbox.get(PK);
-    expect(record).toMatchObject({ status: 'dead-lettered', lastErrorCode: 'schema_mismatch' });
+    expect(record).toMatchObject({
+      status: 'dead-lettered',
+      lastErrorCode: 'schema_mismatch',
+      deadLetterMessageId: 'msg-1',
+      deadLetteredAt: new Date(T0 + 10).toISOString(),
+      attempts: 1,
+    });
     expect(record?.processingToken).toBeUndefined();
+    const again = await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 20, { receiveCount: 2 }));
+    expect(again.kind).toBe('draining');
+    // A redriven copy is a new message: it is processed.
+    const redriven = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p3', T0 + 30, { messageId: 'msg-9' }),
+    );
+    expect(redriven.kind).toBe('leased');
+  });
 
+  it('markDeadLettered without our lease changes nothing and never creates a record', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    const mark = { errorCode: 'schema_mismatch', messageId: 'msg-1', nowMs: T0 + 10 };
+    expect(await inbox.markDeadLettered(PK, 'other', mark)).toBe(false);
+    expect((await inbox.get(PK))?.status).toBe('processing');
     const absent = inboxKey('github', randomUUID());
-    await expect(inbox.markDeadLettered(absent, 'schema_mismatch', T0)).resolves.toBeUndefined();
+    expect(await inbox.markDeadLettered(absent, 'p1', mark)).toBe(false);
     expect(await inbox.get(absent)).toBeUndefined();
   });
 
-  it('markRequeued makes a dead-lettered record enqueued and processable again', async () => {
+  it('markDeadLettered whose applied update was retried by the SDK after the answer was lost answers true', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
-    await inbox.markDeadLettered(PK, 'schema_mismatch', T0 + 10);
-    await inbox.markRequeued(PK, T0 + 20);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    const lost = loseNextAnswer('UpdateItemCommand');
+    const mark = { errorCode: 'schema_mismatch', messageId: 'msg-1', nowMs: T0 + 10 };
+    expect(await inbox.markDeadLettered(PK, 'p1', mark)).toBe(true);
+    expect(lost.failures).toBe(1);
+  });
+
+  const deadLettered = async (atMs: number) => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', atMs));
+    await inbox.markDeadLettered(PK, 'p1', { errorCode: 'schema_mismatch', messageId: 'msg-1', nowMs: atMs });
+    return claim;
+  };
+
+  it('markRequeued makes a record dead-lettered before the move enqueued and processable again', async () => {
+    const claim = await deadLettered(T0 + 10);
+    expect(await inbox.markRequeued(PK, T0 + 30, T0 + 20)).toBe(true);
     expect((await inbox.get(PK))?.status).toBe('enqueued');
-    expect((await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0 + 30, 'p2')).ok).toBe(
-      true,
+    const again = await inbox.beginProcessing(
+      PK,
+      seedOf(claim),
+      lease('p2', T0 + 40, { messageId: 'msg-9' }),
     );
+    expect(again.kind).toBe('leased');
+  });
+
+  it('markRequeued leaves a record dead-lettered after the move began (the moved copy failed again) alone', async () => {
+    await deadLettered(T0 + 50);
+    expect(await inbox.markRequeued(PK, T0 + 60, T0 + 20)).toBe(false);
+    expect((await inbox.get(PK))?.status).toBe('dead-lettered');
   });
 
   it('markRequeued leaves a processed record processed, so a redriven copy is skipped', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
     await inbox.markProcessed(PK, 'p1', T0 + 10);
-    await inbox.markRequeued(PK, T0 + 20);
+    expect(await inbox.markRequeued(PK, T0 + 20, T0 + 20)).toBe(false);
     expect((await inbox.get(PK))?.status).toBe('processed');
   });
 
   it('markRequeued leaves a live processing lease with its holder, whose mark then still applies', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
-    await inbox.markRequeued(PK, T0 + 10);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    expect(await inbox.markRequeued(PK, T0 + 10, T0 + 10)).toBe(false);
     expect(await inbox.get(PK)).toMatchObject({ status: 'processing', processingToken: 'p1' });
     expect(await inbox.markProcessed(PK, 'p1', T0 + 20)).toBe(true);
   });
 
   it('markRequeued takes back a lapsed processing lease (a worker that timed out on a poison message)', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
-    await inbox.markRequeued(PK, T0 + PROCESSING_LEASE_MS + 1);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    const later = T0 + PROCESSING_LEASE_MS + 1;
+    expect(await inbox.markRequeued(PK, later, later)).toBe(true);
     const record = await inbox.get(PK);
     expect(record?.status).toBe('enqueued');
     expect(record?.processingToken).toBeUndefined();
@@ -361,14 +545,14 @@ describe('processing lease', () => {
 
   it('markRequeued makes a failed record enqueued again', async () => {
     const claim = await enqueued();
-    await inbox.beginProcessing(PK, seedOf(claim), PROCESSING_LEASE_MS, T0, 'p1');
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
     expect(await inbox.markFailed(PK, 'p1', 'http_500', T0 + 10)).toBe(true);
-    await inbox.markRequeued(PK, T0 + 20);
+    expect(await inbox.markRequeued(PK, T0 + 20, T0 + 20)).toBe(true);
     expect((await inbox.get(PK))?.status).toBe('enqueued');
   });
 
   it('markRequeued never creates a record', async () => {
-    await expect(inbox.markRequeued(PK, T0)).resolves.toBeUndefined();
+    expect(await inbox.markRequeued(PK, T0, T0)).toBe(false);
     expect(await inbox.get(PK)).toBeUndefined();
   });
 });

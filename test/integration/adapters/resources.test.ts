@@ -9,8 +9,8 @@ import { INBOX_TABLE, queueSettings } from '../../../config/resources';
 import { DEFAULT_RESOURCE_NAMES, provisionResources } from '../../../local/resources';
 import { uniqueNames, useEmulators } from '../../support/emulators';
 
-// maxReceiveCount 3 (the schema's minimum) keeps the redrive test short.
-const config = parseConfig({ queue: { maxReceiveCount: 3 } });
+// Two retry steps: maxReceiveCount 3, which keeps the redrive test short.
+const config = parseConfig({ queue: { retrySchedule: ['1s', '1s'] } });
 const env = useEmulators({ config });
 
 async function queueAttributes(queueUrl: string): Promise<Record<string, string>> {
@@ -65,7 +65,7 @@ describe('provisionResources', () => {
   it('brings an existing queue to a changed config instead of failing', async () => {
     const names = uniqueNames();
     await provisionResources(env.clients, config, names);
-    const changed = parseConfig({ queue: { maxReceiveCount: 7 } });
+    const changed = parseConfig({ queue: { retrySchedule: ['1s', '1s', '1s', '1s', '1s', '1s'] } });
     const resources = await provisionResources(env.clients, changed, names);
     const main = await queueAttributes(resources.queueUrl);
     expect(JSON.parse(main.RedrivePolicy ?? '{}')).toMatchObject({ maxReceiveCount: 7 });

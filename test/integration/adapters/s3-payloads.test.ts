@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { emulatorPayloadWriter, type S3PayloadWriter } from '../../../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../../../lambdas/adapters/s3-payloads';
 import { payloadKey } from '../../../lambdas/core/envelope';
-import { DependencyError, InvalidPayloadRefError } from '../../../lambdas/core/errors';
+import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from '../../../lambdas/core/errors';
 import { useEmulators } from '../../support/emulators';
 import { injectFault } from '../../support/faults';
 
@@ -35,8 +35,8 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
     const ref = await writer().put(payloadKey('github', sha), body, sha);
     expect(ref).toBe(`s3://${env.resources.bucketName}/payloads/github/${sha}`);
     const read = await reader().get(ref);
-    expect(read.length).toBe(body.length);
-    expect(read.equals(body)).toBe(true);
+    expect(read.body.length).toBe(body.length);
+    expect(read.body.equals(body)).toBe(true);
   });
 
   it('the writer stores under the key the S3 client reads, with the content type it names', async () => {
@@ -57,7 +57,7 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
     await env.clients.s3.send(
       new PutObjectCommand({ Bucket: env.resources.bucketName, Key: key, Body: body }),
     );
-    expect((await reader().get(`s3://${env.resources.bucketName}/${key}`)).equals(body)).toBe(true);
+    expect((await reader().get(`s3://${env.resources.bucketName}/${key}`)).body.equals(body)).toBe(true);
   });
 
   it('stores the same bytes under the same key twice without complaint (content-addressed)', async () => {
@@ -66,7 +66,7 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
     const key = payloadKey('stripe', sha);
     const first = await writer().put(key, body, sha);
     expect(await writer().put(key, body, sha)).toBe(first);
-    expect((await reader().get(first)).equals(body)).toBe(true);
+    expect((await reader().get(first)).body.equals(body)).toBe(true);
   });
 
   it('refuses references to another bucket or another scheme without fetching them', async () => {
@@ -83,12 +83,40 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
     expect(fault.calls).toBe(0);
   });
 
-  it('reports a missing object as DependencyError(s3, GetObject)', async () => {
+  it('reports a missing object of our bucket as PayloadMissingError, which no retry can mend', async () => {
+    const ref = `s3://${env.resources.bucketName}/payloads/github/absent`;
     const error = await reader()
-      .get(`s3://${env.resources.bucketName}/payloads/github/absent`)
+      .get(ref)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PayloadMissingError);
+    expect(error).toMatchObject({ ref });
+  });
+
+  it('reports S3 failing on a read as DependencyError(s3, GetObject), which is retried', async () => {
+    const body = Buffer.from('{"n":1}');
+    const sha = createHash('sha256').update(body).digest('hex');
+    const ref = await writer().put(payloadKey('github', sha), body, sha);
+    const fault = injectFault(env.clients.s3, { commands: 'GetObjectCommand', times: 1 });
+    onTestFinished(fault.remove);
+    const error = await reader()
+      .get(ref)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DependencyError);
     expect(error).toMatchObject({ dependency: 's3', operation: 'GetObject' });
+  });
+
+  it('says when the object was last written, and rewrite writes it again with the same bytes', async () => {
+    const body = Buffer.from('{"old":"object"}');
+    const sha = createHash('sha256').update(body).digest('hex');
+    const ref = await writer().put(payloadKey('paddle', sha), body, sha);
+    const first = await reader().get(ref);
+    expect(first.lastModifiedMs).toBeTypeOf('number');
+    // S3's LastModified has whole-second resolution.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await reader().rewrite(ref, body, sha);
+    const second = await reader().get(ref);
+    expect(second.body.equals(body)).toBe(true);
+    expect(second.lastModifiedMs).toBeGreaterThan(first.lastModifiedMs as number);
   });
 
   it('reports a PutObject to a bucket that does not exist as DependencyError(s3, PutObject)', async () => {

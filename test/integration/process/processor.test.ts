@@ -1,14 +1,15 @@
-// The processor end to end: deliveries enter through the real verify handler, an emulated SQS event source
-// hands batches to the real processor, and fauxqs applies the real redrive policy.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
-import { SqsEventSource, sqsRecordFrom } from '../../../local/sqs-event-source';
+import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
+import { injectFault } from '../../support/faults';
 import {
+  drainQueue,
+  eventSourceFor,
   processHandlerFor,
   StaticSecrets,
   signedEvent,
@@ -16,13 +17,15 @@ import {
   verifyHandlerFor,
 } from '../../support/pipeline';
 
+// Two retry steps of a second: three receives (maxReceiveCount 3), each retry one second later.
 const config = parseConfig({
   providers: {
     'standard-webhooks': { scheme: 'standard-webhooks' },
     strict: { scheme: 'standard-webhooks', unknownEvents: 'dlq' },
   },
-  queue: { maxReceiveCount: 3, batchSize: 10, backoffBaseSeconds: 1, backoffCapSeconds: 60 },
+  queue: { retrySchedule: [1, 1], batchSize: 10 },
 });
+const MAX_RECEIVES = 3;
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
 
@@ -47,16 +50,10 @@ async function deliver(provider: string, id: string, payload: unknown): Promise<
 
 function eventSource(handlers: readonly EventDefinition[], random?: () => number) {
   const processor = processHandlerFor(ctx, resources, handlers, { config, random });
-  const source = new SqsEventSource(ctx.queueOps, {
-    queueUrl: resources.queueUrl,
-    queueArn: resources.queueArn,
-    batchSize: 10,
-    maxBatchingWindowSeconds: 0,
-    functionTimeoutMs: 30_000,
-    handler: processor.handler,
-  });
-  return { source, logger: processor.logger };
+  return { source: eventSourceFor(ctx, resources, processor.handler), logger: processor.logger };
 }
+
+/** Runs the event source until the main queue is empty (visible, in flight and delayed), or gives up. */
 
 const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
 const sw = (type: string, data: Record<string, unknown> = {}) => ({
@@ -71,6 +68,16 @@ const anyEvent = (handle: EventDefinition['handle']) =>
     schema: z.object({ type: z.string(), data: z.record(z.string(), z.unknown()) }),
     handle,
   });
+const outcomes = (logger: ReturnType<typeof eventSource>['logger']) =>
+  logger.lines.map((line) => line.attributes.outcome);
+
+/** Counts the processor's SendMessage calls: it must never send to the DLQ itself. */
+function countSends() {
+  const sends = injectFault(ctx.clients.sqs, { commands: 'SendMessageCommand' });
+  sends.off();
+  onTestFinished(sends.remove);
+  return sends;
+}
 
 describe('processor: partial batch failures', () => {
   it('reports exactly the 2 failing records of 10; the 8 others are deleted and processed', async () => {
@@ -127,10 +134,11 @@ describe('processor: partial batch failures', () => {
   });
 });
 
-describe('processor: retries and the dead-letter queue', () => {
-  it('moves a poison message to the DLQ after exactly maxReceiveCount receives, with growing backoff', async () => {
+describe('processor: retries follow the schedule, and exhausted retries say dead-lettered', () => {
+  it('retries a failing message once per step, then marks it dead-lettered on the last receive and lets the redrive policy move it', async () => {
     await deliver('standard-webhooks', 'msg_poison', sw('item.created'));
     let attempts = 0;
+    const sends = countSends();
     const { source, logger } = eventSource(
       [
         anyEvent(() => {
@@ -140,66 +148,65 @@ describe('processor: retries and the dead-letter queue', () => {
       ],
       () => 1,
     );
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && (await ctx.countMessages(resources.dlqUrl)).visible === 0)
-      await source.runOnce(1);
-    expect(attempts).toBe(config.queue.maxReceiveCount);
+    await drainQueue(ctx, resources, source);
+    expect(attempts).toBe(MAX_RECEIVES);
     const delays = logger.lines
       .filter((l) => l.message === 'event will be retried')
       .map((l) => l.attributes.delaySeconds);
-    expect(delays).toEqual([1, 2, 4]);
+    expect(delays).toEqual([1, 1]);
     const dlq = await ctx.receiveAll(resources.dlqUrl);
     expect(dlq).toHaveLength(1);
     expect(JSON.parse(dlq[0]!.body).dedupkey).toBe('msg_poison');
-    const counts = await ctx.countMessages(resources.queueUrl);
-    expect(counts.visible + counts.inFlight).toBe(0);
+    // The runbook's own query finds it: the last receive's failure marked it.
     expect(await inbox().get('standard-webhooks#msg_poison')).toMatchObject({
-      status: 'failed',
-      attempts: 3,
+      status: 'dead-lettered',
+      attempts: MAX_RECEIVES,
       lastErrorCode: 'Error',
+      deadLetterMessageId: dlq[0]!.messageId,
     });
+    expect(sends.calls).toBe(0);
   });
 
-  it('dead-letters a PermanentError after one attempt with its error code, and marks the inbox dead-lettered', async () => {
+  it('dead-letters a PermanentError after one run of the handler, through the redrive policy, never by SendMessage', async () => {
     await deliver('standard-webhooks', 'msg_perm', sw('order.cancelled'));
     let attempts = 0;
-    const { source } = eventSource([
+    const sends = countSends();
+    const { source, logger } = eventSource([
       anyEvent(() => {
         attempts++;
         throw new PermanentError('order_not_found');
       }),
     ]);
-    await source.runOnce();
+    await drainQueue(ctx, resources, source);
     expect(attempts).toBe(1);
+    expect(sends.calls).toBe(0);
     const [message] = await ctx.receiveAll(resources.dlqUrl);
-    expect(message?.attributes).toMatchObject({
-      errorCode: 'order_not_found',
-      provider: 'standard-webhooks',
-      dedupKey: 'msg_perm',
-    });
+    expect(message?.attributes).toMatchObject({ provider: 'standard-webhooks', dedupKey: 'msg_perm' });
     expect(await inbox().get('standard-webhooks#msg_perm')).toMatchObject({
       status: 'dead-lettered',
       lastErrorCode: 'order_not_found',
     });
-    const counts = await ctx.countMessages(resources.queueUrl);
-    expect(counts.visible + counts.inFlight).toBe(0);
+    // The first receive gave it up; the later ones only handed it on.
+    expect(outcomes(logger).filter((o) => o === 'dead_lettered')).toHaveLength(1);
+    expect(outcomes(logger).filter((o) => o === 'draining').length).toBeGreaterThanOrEqual(1);
   });
 
   it('dead-letters a payload that does not match the handler schema as schema_mismatch', async () => {
     await deliver('standard-webhooks', 'msg_schema', { type: 'x', timestamp: 't', data: 'not an object' });
     const { source } = eventSource([anyEvent(() => undefined)]);
-    await source.runOnce();
-    const [message] = await ctx.receiveAll(resources.dlqUrl);
-    expect(message?.attributes.errorCode).toBe('schema_mismatch');
+    await drainQueue(ctx, resources, source);
+    expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
+    expect((await inbox().get('standard-webhooks#msg_schema'))?.lastErrorCode).toBe('schema_mismatch');
   });
 
-  it('dead-letters a hand-written malformed envelope as malformed_envelope instead of retrying it', async () => {
+  it('moves a hand-written malformed envelope to the DLQ unchanged, without retrying it on the schedule', async () => {
     await ctx.queueOps.sendRaw(resources.queueUrl, '{"hello":"world"}', {});
-    const { source } = eventSource([anyEvent(() => undefined)]);
-    await source.runOnce();
+    const { source, logger } = eventSource([anyEvent(() => undefined)]);
+    await drainQueue(ctx, resources, source);
     const [message] = await ctx.receiveAll(resources.dlqUrl);
-    expect(message?.attributes.errorCode).toBe('malformed_envelope');
     expect(message?.body).toBe('{"hello":"world"}');
+    expect(logger.lines.every((line) => line.attributes.errorCode === 'malformed_envelope')).toBe(true);
+    expect(logger.lines.some((line) => line.message === 'event will be retried')).toBe(false);
   });
 
   it('acknowledges an event type without a handler by default', async () => {
@@ -214,9 +221,35 @@ describe('processor: retries and the dead-letter queue', () => {
   it('dead-letters an unknown event type when the provider says unknownEvents: dlq', async () => {
     await deliver('strict', 'msg_strict', sw('never.heard.of'));
     const { source } = eventSource([]);
-    await source.runOnce();
-    const [message] = await ctx.receiveAll(resources.dlqUrl);
-    expect(message?.attributes.errorCode).toBe('unknown_event');
+    await drainQueue(ctx, resources, source);
+    expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
+    expect((await inbox().get('strict#msg_strict'))?.lastErrorCode).toBe('unknown_event');
+  });
+});
+
+describe('processor: a redriven message is processed like a new one', () => {
+  it('processes a message moved back from the DLQ as a new message (as the console redrive does) and the record ends processed', async () => {
+    await deliver('standard-webhooks', 'msg_redrive', sw('item.created'));
+    let broken = true;
+    let effects = 0;
+    const { source } = eventSource([
+      anyEvent(() => {
+        if (broken) throw new PermanentError('downstream_rejects');
+        effects++;
+      }),
+    ]);
+    await drainQueue(ctx, resources, source);
+    const [dead] = await ctx.receiveAll(resources.dlqUrl);
+    expect((await inbox().get('standard-webhooks#msg_redrive'))?.status).toBe('dead-lettered');
+    // What a move task does: the same body and attributes, enqueued anew (a new message id), and no
+    // record touched. The console's redrive marks nothing.
+    broken = false;
+    await ctx.queueOps.sendRaw(resources.queueUrl, dead!.body, dead!.attributes);
+    await ctx.queueOps.delete(resources.dlqUrl, dead!.receiptHandle);
+    await drainQueue(ctx, resources, source);
+    expect(effects).toBe(1);
+    expect((await inbox().get('standard-webhooks#msg_redrive'))?.status).toBe('processed');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(0);
   });
 });
 
@@ -230,13 +263,20 @@ describe('processor: exactly-once effects', () => {
     const { source, logger } = eventSource([anyEvent((_d, c) => void keys.push(c.idempotencyKey))]);
     while ((await source.runOnce()) > 0);
     expect(keys).toEqual(['standard-webhooks:msg_twice']);
-    expect(logger.lines.map((l) => l.attributes.outcome).sort()).toEqual(['duplicate_skipped', 'processed']);
+    expect(outcomes(logger).sort()).toEqual(['duplicate_skipped', 'processed']);
   });
 
-  it('does not let a second worker run the effect while the first holds a live lease', async () => {
+  it('does not let a second message of the same delivery run the effect while the first holds a live lease', async () => {
     await deliver('standard-webhooks', 'msg_lease', sw('item.created'));
     const [message] = await ctx.receiveAll(resources.queueUrl);
+    // A second copy of the delivery, as after verify crashed between SendMessage and its mark.
+    await ctx.queueOps.sendRaw(resources.queueUrl, message!.body, message!.attributes);
+    const [copy] = await ctx.receiveAll(resources.queueUrl);
     let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     let effects = 0;
     const slow = processHandlerFor(
       ctx,
@@ -244,6 +284,7 @@ describe('processor: exactly-once effects', () => {
       [
         anyEvent(() => {
           effects++;
+          entered();
           return new Promise<void>((r) => {
             release = r;
           });
@@ -252,18 +293,24 @@ describe('processor: exactly-once effects', () => {
       { config },
     );
     const first = slow.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
-    await new Promise((r) => setTimeout(r, 300));
-    const second = await slow.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
+    // The first worker is inside the handler, holding its lease: no sleep, an explicit signal.
+    await started;
+    const second = await slow.handler({ Records: [sqsRecordFrom(copy!, resources.queueArn)] });
     expect(second.batchItemFailures).toHaveLength(1);
     expect(slow.logger.last()?.attributes.errorCode).toBe('lease_held');
+    // It comes back once the lease has lapsed, not on the schedule's first step.
+    expect(Number(slow.logger.last()?.attributes.delaySeconds)).toBeGreaterThan(25);
     release();
     expect((await first).batchItemFailures).toEqual([]);
     expect(effects).toBe(1);
   });
 
-  it('processes a payload that went through S3 with byte-identical data', async () => {
+  it('processes a payload that went through S3 with byte-identical data, read from the payload bucket', async () => {
     const blob = 'é'.repeat(150_000);
     await deliver('standard-webhooks', 'msg_s3', sw('big.one', { blob }));
+    const reads = injectFault(ctx.clients.s3, { commands: 'GetObjectCommand' });
+    reads.off();
+    onTestFinished(reads.remove);
     let seen: Buffer | undefined;
     const { source } = eventSource([
       anyEvent((_d, c) => {
@@ -271,6 +318,7 @@ describe('processor: exactly-once effects', () => {
       }),
     ]);
     await source.runOnce();
+    expect(reads.calls).toBe(1);
     expect(seen?.equals(Buffer.from(JSON.stringify(sw('big.one', { blob }))))).toBe(true);
     expect((await inbox().get('standard-webhooks#msg_s3'))?.status).toBe('processed');
   });

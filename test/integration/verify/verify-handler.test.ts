@@ -102,21 +102,43 @@ describe('verify handler: the DESIGN answers table', () => {
   });
 
   it.each([
-    ['a method other than POST', 405, () => swEvent({}, { method: 'GET' })],
-    ['an unknown provider', 404, () => ({ ...swEvent(), pathParameters: { provider: 'gitlab' } })],
-    ['a body over the provider max', 413, () => swEvent({ body: Buffer.alloc(2 * 1024 * 1024 + 1, 0x20) })],
-    ['a content type not allowed', 415, () => swEvent({}, { headers: { 'Content-Type': 'text/plain' } })],
-    ['a missing content type', 415, () => swEvent({}, { headers: { 'Content-Type': undefined } })],
-    ['a bad signature', 401, () => swEvent({ secret: standardWebhooks.generateSecret() })],
-    ['a stale timestamp', 401, () => swEvent({ timestamp: clock.seconds() - 301 })],
-    ['authentic non-JSON where JSON is required', 400, () => swEvent({ body: 'not json' })],
-  ])('rejects %s with %i and enqueues nothing', async (_name, status, event) => {
+    ['a method other than POST', 405, 'method_not_allowed', () => swEvent({}, { method: 'GET' })],
+    [
+      'an unknown provider',
+      404,
+      'unknown_provider',
+      () => ({ ...swEvent(), pathParameters: { provider: 'gitlab' } }),
+    ],
+    [
+      'a body over the provider max',
+      413,
+      'body_too_large',
+      () => swEvent({ body: Buffer.alloc(2 * 1024 * 1024 + 1, 0x20) }),
+    ],
+    [
+      'a content type not allowed',
+      415,
+      'unsupported_media_type',
+      () => swEvent({}, { headers: { 'Content-Type': 'text/plain' } }),
+    ],
+    [
+      'a missing content type',
+      415,
+      'unsupported_media_type',
+      () => swEvent({}, { headers: { 'Content-Type': undefined } }),
+    ],
+    ['a bad signature', 401, 'bad_signature', () => swEvent({ secret: standardWebhooks.generateSecret() })],
+    ['a stale timestamp', 401, 'stale_timestamp', () => swEvent({ timestamp: clock.seconds() - 301 })],
+    ['authentic non-JSON where JSON is required', 400, 'not_json', () => swEvent({ body: 'not json' })],
+  ])('rejects %s with %i and reason %s, and enqueues nothing', async (_name, status, reason, event) => {
     const response = await pipeline.handler(event());
     expect(response.statusCode).toBe(status);
     expect(await queued()).toBe(0);
     expect(await inbox().get('standard-webhooks#msg_1')).toBeUndefined();
-    const line = pipeline.logger.last()!;
-    expect(line.attributes.reason).toBe(json(response).error);
+    // The answer and the log line carry the same named reason: compared with the table, not with each
+    // other, so a missing reason on both sides fails.
+    expect(json(response).error).toBe(reason);
+    expect(pipeline.logger.last()?.attributes.reason).toBe(reason);
   });
 
   it('answers 500 and logs no_secret for a provider without a secret (fail closed)', async () => {
@@ -174,7 +196,6 @@ describe('verify handler: the DESIGN answers table', () => {
   });
 
   it('answers a delivery whose claim is still live 503 with Retry-After', async () => {
-    const fault = injectFault(ctx.clients.sqs, { commands: 'SendMessageCommand' });
     // A claim whose lease is live: made by a concurrent invocation that has not sent yet.
     await inbox().claim({
       provider: 'standard-webhooks',
@@ -185,7 +206,6 @@ describe('verify handler: the DESIGN answers table', () => {
       ttlSeconds: 3600,
       claimToken: 'other-worker',
     });
-    fault.remove();
     const response = await pipeline.handler(swEvent());
     expect(response.statusCode).toBe(503);
     expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
@@ -242,8 +262,12 @@ describe('verify handler: dependency failures lose nothing', () => {
   it('recovers from a crash between send and mark: after the lease lapses the retry enqueues again and the processor runs the effect once', async () => {
     // The mark never happens, as if the Lambda died right after SendMessage.
     const fault = injectFault(ctx.clients.dynamodb, { commands: 'UpdateItemCommand', times: 1 });
-    await pipeline.handler(swEvent());
+    const first = await pipeline.handler(swEvent());
     fault.remove();
+    // The message is durable, so the first answer is 202 although the mark failed.
+    expect(first.statusCode).toBe(202);
+    expect(fault.failures).toBe(1);
+    expect(pipeline.logger.last()?.attributes).toMatchObject({ outcome: 'accepted', markFailed: true });
     expect((await inbox().get('standard-webhooks#msg_1'))?.status).toBe('claimed');
     // Before the lease lapses the provider's retry is told to come back later.
     expect((await pipeline.handler(swEvent())).statusCode).toBe(503);

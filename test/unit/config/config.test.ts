@@ -29,7 +29,25 @@ describe('parseConfig', () => {
   });
 
   it.each([
-    [{ queue: { maxReceiveCount: 2 } }, 'webhookInbox.queue.maxReceiveCount: must be >= 3'],
+    [
+      { queue: { maxReceiveCount: 2 } },
+      'webhookInbox.queue.maxReceiveCount: replaced by queue.retrySchedule',
+    ],
+    [
+      { queue: { backoffCapSeconds: 60 } },
+      'webhookInbox.queue.backoffCapSeconds: replaced by queue.retrySchedule',
+    ],
+    [{ queue: { retrySchedule: [] } }, 'webhookInbox.queue.retrySchedule: must be >= 1'],
+    [{ queue: { retrySchedule: ['30s', '5 minutes'] } }, 'webhookInbox.queue.retrySchedule.1: '],
+    [{ queue: { retrySchedule: ['30s', 0] } }, 'webhookInbox.queue.retrySchedule.1: '],
+    [
+      { queue: { retrySchedule: ['1h', '13h'] } },
+      "webhookInbox.queue.retrySchedule.1: 13h is over SQS's 12h visibility limit",
+    ],
+    [
+      { queue: { retrySchedule: Array.from({ length: 27 }, () => '12h') } },
+      "webhookInbox.queue.retrySchedule: the steps add up to 324h; with a day's margin that is over",
+    ],
     [{ providers: { github: { scheme: 'gitlab' } } }, 'webhookInbox.providers.github.scheme: must be one of'],
     [{ providers: { GitHub: { scheme: 'github' } } }, 'webhookInbox.providers.GitHub: invalid name'],
     [
@@ -64,14 +82,26 @@ describe('parseConfig', () => {
     expect(() => parseConfig(raw)).toThrow(message);
   });
 
-  it('parses the shipped cdk.json', () => {
-    expect(loadProjectConfig().queue.maxReceiveCount).toBe(5);
+  it('parses the shipped cdk.json, whose retry schedule is the default one', () => {
+    expect(loadProjectConfig().queue.retrySchedule).toEqual(parseConfig({}).queue.retrySchedule);
+  });
+
+  it('resolves the default retry schedule to seconds: 30 s up to three steps of 12 h', () => {
+    expect(parseConfig({}).queue.retrySchedule).toEqual([
+      30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 43_200, 43_200,
+    ]);
+  });
+
+  it('accepts steps as durations or whole seconds, in any mix', () => {
+    expect(parseConfig({ queue: { retrySchedule: ['45s', 90, '3m', '1h'] } }).queue.retrySchedule).toEqual([
+      45, 90, 180, 3600,
+    ]);
   });
 });
 
 describe('toConfigInput', () => {
   it('round-trips a resolved config through JSON, as the Lambdas receive it', () => {
-    const config = parseConfig({ queue: { maxReceiveCount: 7 } });
+    const config = parseConfig({ queue: { retrySchedule: ['1m', '2h'] } });
     expect(parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))))).toEqual(config);
   });
 });

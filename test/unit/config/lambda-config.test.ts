@@ -13,7 +13,7 @@ describe('the config the Lambdas receive', () => {
         partner: { scheme: 'generic-hmac', options: { signatureHeader: 'X-Sig', encoding: 'base64' } },
         github: { scheme: 'github', maxBodyBytes: 2_000_000 },
       },
-      queue: { maxReceiveCount: 7 },
+      queue: { retrySchedule: ['1m', '2h'] },
     });
     expect(decodeLambdaConfig(encodeLambdaConfig(config))).toEqual(config);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffSeconds, fullJitter } from '../../../../lambdas/core/backoff';
+import { fullJitter } from '../../../../lambdas/core/backoff';
 
 const top = () => 0.999_999;
 
@@ -18,13 +18,5 @@ describe('fullJitter', () => {
   it('treats attempt 0 or below as the first, and does not overflow on huge attempts', () => {
     expect(fullJitter(0, 100, 10_000, top)).toBeCloseTo(100, 2);
     expect(fullJitter(10_000, 100, 10_000, top)).toBeCloseTo(10_000, 0);
-  });
-});
-
-describe('backoffSeconds', () => {
-  it('rounds to whole seconds and never exceeds SQS visibility limit of 12 hours', () => {
-    expect(backoffSeconds(1, 1, 900, () => 0.6)).toBe(1);
-    expect(backoffSeconds(4, 1, 900, () => 0.5)).toBe(4);
-    expect(backoffSeconds(40, 60, 100_000, top)).toBe(43_200);
   });
 });

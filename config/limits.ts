@@ -1,0 +1,11 @@
+// SQS limits the configuration is checked against, and the margins kept inside them. Shared by the
+// schema checks (config/index.ts) and the resource settings (config/resources.ts).
+
+/** The longest SQS keeps a message (MessageRetentionPeriod's maximum). */
+export const SQS_MAX_RETENTION_SECONDS = 14 * 86_400;
+
+/** Kept between the retry horizon and the main queue's retention, for processing time and late receives. */
+export const RETENTION_MARGIN_SECONDS = 86_400;
+
+/** The main queue keeps messages at least this long, even with a short retry schedule. */
+export const MIN_QUEUE_RETENTION_SECONDS = 4 * 86_400;

@@ -1,0 +1,347 @@
+// The processor under AWS's failure semantics, against dynalite and fauxqs through the real SDK clients:
+// its own writes retried by the SDK, leases left by dead invocations, marks that fail after the effect
+// ran, payload objects that are gone or old, and give-ups whose mark fails. One test per scenario of the
+// delivery-guarantees issue; faults the emulators cannot produce are injected with SDK middlewares.
+import { createHash } from 'node:crypto';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { parseConfig } from '../../../config';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import {
+  buildEnvelope,
+  envelopeAttributes,
+  payloadKey,
+  serializeEnvelope,
+} from '../../../lambdas/core/envelope';
+import { inboxKey } from '../../../lambdas/core/inbox';
+import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
+import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
+import { sqsRecordFrom } from '../../../local/sqs-event-source';
+import { useEmulators } from '../../support/emulators';
+import { injectAttemptFault, injectFault } from '../../support/faults';
+import {
+  drainQueue,
+  eventSourceFor,
+  processHandlerFor,
+  StaticSecrets,
+  signedEvent,
+  TestClock,
+  verifyHandlerFor,
+} from '../../support/pipeline';
+
+const config = parseConfig({
+  providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
+  queue: { retrySchedule: [1, 1], batchSize: 10 },
+  inlineLimitBytes: 1024,
+});
+const ctx = useEmulators({ config });
+const SECRET = standardWebhooks.generateSecret();
+const PROVIDER = 'standard-webhooks';
+
+let resources: typeof ctx.resources;
+beforeEach(async () => {
+  resources = await ctx.provision();
+});
+
+const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
+const body = (n: number | string = 1, pad = 0) =>
+  JSON.stringify({
+    type: 'item.created',
+    timestamp: '2026-11-30T12:00:00Z',
+    data: { n, pad: 'x'.repeat(pad) },
+  });
+
+async function deliver(id: string, payload: string | Buffer = body()): Promise<void> {
+  const clock = new TestClock(Date.now());
+  const { handler } = verifyHandlerFor(ctx, resources, {
+    secrets: new StaticSecrets({ [PROVIDER]: [SECRET] }),
+    clock,
+  });
+  const response = await handler(
+    signedEvent(PROVIDER, config, { body: payload, secret: SECRET, timestamp: clock.seconds(), id }),
+  );
+  expect(response.statusCode).toBe(202);
+}
+
+function counting(onRun: () => void | Promise<void> = () => undefined) {
+  const runs: string[] = [];
+  const handler = defineEvent({
+    provider: PROVIDER,
+    type: '*',
+    schema: z.object({ type: z.string() }),
+    handle: async (_data, c) => {
+      runs.push(c.dedupKey);
+      await onRun();
+    },
+  });
+  return { runs, handlers: [handler] as readonly EventDefinition[] };
+}
+
+function sourceFor(
+  handlers: readonly EventDefinition[],
+  overrides: Parameters<typeof processHandlerFor>[3] = {},
+) {
+  const processor = processHandlerFor(ctx, resources, handlers, { config, ...overrides });
+  return { ...processor, source: eventSourceFor(ctx, resources, processor.handler) };
+}
+
+/** Matches the lease's UpdateItem (and no other write) for one delivery. */
+const isLease = (input: Record<string, unknown>) =>
+  String(input.UpdateExpression ?? '').includes('leaseMessageId');
+const isProcessedMark = (input: Record<string, unknown>) =>
+  String(input.UpdateExpression ?? '').startsWith('SET #status = :processed');
+const isDeadLetterMark = (input: Record<string, unknown>) =>
+  String(input.UpdateExpression ?? '').includes('deadLetterMessageId = :messageId');
+
+describe('processor: its own lease, retried by the SDK', () => {
+  it('runs the handler on the first receive when the lease was applied and its answer lost (not lease_held)', async () => {
+    await deliver('msg_own_lease');
+    const lost = injectAttemptFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      fault: 'lost-answer',
+      times: 1,
+      match: isLease,
+    });
+    onTestFinished(lost.remove);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await source.runOnce();
+    expect(lost.failures).toBe(1);
+    expect(runs).toEqual(['msg_own_lease']);
+    expect(logger.last()?.attributes.outcome).toBe('processed');
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_own_lease')))?.status).toBe('processed');
+  });
+
+  it('takes over at once the lease a dead invocation left for the same message, instead of waiting it out', async () => {
+    await deliver('msg_dead_worker');
+    const [message] = await ctx.receiveAll(resources.queueUrl);
+    // The first invocation takes the lease and dies there (timed out, crashed): it never answers.
+    const hang = injectAttemptFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      fault: 'hang-after',
+      times: 1,
+      match: isLease,
+    });
+    onTestFinished(hang.remove);
+    const { runs, handlers } = counting();
+    const first = processHandlerFor(ctx, resources, handlers, { config });
+    void first.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
+    await expect.poll(() => hang.failures).toBe(1);
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_dead_worker')))?.status).toBe('processing');
+    // SQS hands the message out again once that receive's visibility ran out: receive 2 of the same id.
+    const second = processHandlerFor(ctx, resources, handlers, { config });
+    const again = sqsRecordFrom({ ...message!, receiveCount: 2 }, resources.queueArn);
+    expect((await second.handler({ Records: [again] })).batchItemFailures).toEqual([]);
+    expect(runs).toEqual(['msg_dead_worker']);
+    expect(second.logger.last()?.attributes.outcome).toBe('processed');
+  });
+});
+
+describe('processor: the envelope must carry the bytes the record holds', () => {
+  it('dead-letters a message whose payload hash differs from the record as payload_conflict, and leaves the record alone', async () => {
+    await deliver('msg_conflict', body(1));
+    const [first] = await ctx.receiveAll(resources.queueUrl);
+    // A second message under the same key with other bytes (what a lapsed claim retaken by other bytes
+    // used to enqueue).
+    const other = Buffer.from(body(2));
+    const envelope = buildEnvelope({
+      provider: PROVIDER,
+      dedupKey: 'msg_conflict',
+      contentType: 'application/json',
+      payloadSha256: createHash('sha256').update(other).digest('hex'),
+      body: other,
+      receivedAtMs: Date.now(),
+    });
+    await ctx.queueOps.sendRaw(resources.queueUrl, serializeEnvelope(envelope), envelopeAttributes(envelope));
+    await ctx.queueOps.changeVisibility(resources.queueUrl, first!.receiptHandle, 0);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(runs).toEqual(['msg_conflict']);
+    const dlq = await ctx.receiveAll(resources.dlqUrl);
+    expect(dlq).toHaveLength(1);
+    expect(JSON.parse(dlq[0]!.body).payloadsha256).toBe(envelope.payloadsha256);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'payload_conflict')).toBe(true);
+    expect(await inbox().get(inboxKey(PROVIDER, 'msg_conflict'))).toMatchObject({
+      status: 'processed',
+      payloadSha256: createHash('sha256').update(body(1)).digest('hex'),
+    });
+  });
+});
+
+describe('processor: a mark that fails after the handler succeeded', () => {
+  it('retries the processed mark within the invocation: processed once, never recorded failed', async () => {
+    await deliver('msg_mark_retry');
+    const fault = injectFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      times: 2,
+      match: isProcessedMark,
+    });
+    onTestFinished(fault.remove);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(fault.failures).toBe(2);
+    expect(runs).toEqual(['msg_mark_retry']);
+    expect(logger.lines.map((line) => line.attributes.outcome)).toEqual(['processed']);
+    expect(await inbox().get(inboxKey(PROVIDER, 'msg_mark_retry'))).toMatchObject({
+      status: 'processed',
+      attempts: 0,
+    });
+  });
+
+  it('acknowledges the message when the mark keeps failing, says the effect ran, and never runs it again', async () => {
+    await deliver('msg_mark_down');
+    const fault = injectFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      match: isProcessedMark,
+    });
+    onTestFinished(fault.remove);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers, { sleep: async () => undefined });
+    await drainQueue(ctx, resources, source);
+    expect(fault.failures).toBeGreaterThan(1);
+    expect(runs).toEqual(['msg_mark_down']);
+    expect(logger.last()).toMatchObject({
+      level: 'error',
+      attributes: { outcome: 'processed', effectRan: true, dedupKey: 'msg_mark_down' },
+    });
+    const record = await inbox().get(inboxKey(PROVIDER, 'msg_mark_down'));
+    expect(record?.status).not.toBe('failed');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(0);
+  });
+});
+
+describe('processor: large payloads', () => {
+  it('dead-letters a message whose payload object is gone as payload_missing at once, without retrying it', async () => {
+    await deliver('msg_gone', body(1, 2000));
+    const [message] = await ctx.receiveAll(resources.queueUrl);
+    const ref = JSON.parse(message!.body).dataref as string;
+    await ctx.clients.s3.send(
+      new DeleteObjectCommand({
+        Bucket: resources.bucketName,
+        Key: ref.slice(`s3://${resources.bucketName}/`.length),
+      }),
+    );
+    await ctx.queueOps.changeVisibility(resources.queueUrl, message!.receiptHandle, 0);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(runs).toEqual([]);
+    expect(logger.lines.some((line) => line.message === 'event will be retried')).toBe(false);
+    expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
+    expect(await inbox().get(inboxKey(PROVIDER, 'msg_gone'))).toMatchObject({
+      status: 'dead-lettered',
+      lastErrorCode: 'payload_missing',
+    });
+  });
+
+  it('dead-letters a reference to another bucket as payload_ref_invalid at once, without fetching it', async () => {
+    const raw = Buffer.from(body(3));
+    const sha = createHash('sha256').update(raw).digest('hex');
+    const envelope = buildEnvelope({
+      provider: PROVIDER,
+      dedupKey: 'msg_foreign',
+      contentType: 'application/json',
+      payloadSha256: sha,
+      body: raw,
+      dataref: `s3://someone-elses-bucket/${payloadKey(PROVIDER, sha)}`,
+      receivedAtMs: Date.now(),
+    });
+    await ctx.queueOps.sendRaw(resources.queueUrl, serializeEnvelope(envelope), envelopeAttributes(envelope));
+    const reads = injectFault(ctx.clients.s3, { commands: 'GetObjectCommand' });
+    onTestFinished(reads.remove);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(reads.calls).toBe(0);
+    expect(runs).toEqual([]);
+    expect(logger.lines.some((line) => line.message === 'event will be retried')).toBe(false);
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_foreign')))?.lastErrorCode).toBe('payload_ref_invalid');
+  });
+
+  it('rewrites a payload object older than a day when it reads it, so a redriven message still finds it', async () => {
+    await deliver('msg_old_object', body(1, 2000));
+    const writes = injectFault(ctx.clients.s3, { commands: 'PutObjectCommand' });
+    writes.off();
+    onTestFinished(writes.remove);
+    const { runs, handlers } = counting();
+    // The processor's clock is two days ahead of the object's LastModified.
+    const twoDaysOn = new TestClock(Date.now() + 2 * 86_400_000);
+    const { source } = sourceFor(handlers, { clock: twoDaysOn });
+    await source.runOnce();
+    expect(runs).toEqual(['msg_old_object']);
+    expect(writes.calls).toBe(1);
+  });
+
+  it('does not rewrite a fresh payload object', async () => {
+    await deliver('msg_fresh_object', body(1, 2000));
+    const writes = injectFault(ctx.clients.s3, { commands: 'PutObjectCommand' });
+    writes.off();
+    onTestFinished(writes.remove);
+    const { runs, handlers } = counting();
+    const { source } = sourceFor(handlers);
+    await source.runOnce();
+    expect(runs).toEqual(['msg_fresh_object']);
+    expect(writes.calls).toBe(0);
+  });
+});
+
+describe('processor: giving up is never half done', () => {
+  it('puts off a give-up whose dead-lettered mark fails, and the next receive (not lease_held) gives it up', async () => {
+    await deliver('msg_giveup_retry');
+    const fault = injectFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      match: isDeadLetterMark,
+    });
+    onTestFinished(fault.remove);
+    const { runs, handlers } = counting(() => {
+      throw new PermanentError('rejected_downstream');
+    });
+    const { source, logger } = sourceFor(handlers, { sleep: async () => undefined });
+    await source.runOnce();
+    expect(logger.last()?.attributes).toMatchObject({ outcome: 'retry', errorCode: 'rejected_downstream' });
+    // The lease of the receive that could not mark is still live; the next receive of this message takes it.
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_giveup_retry')))?.status).toBe('processing');
+    fault.remove();
+    await drainQueue(ctx, resources, source);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'lease_held')).toBe(false);
+    expect(runs).toEqual(['msg_giveup_retry', 'msg_giveup_retry']);
+    expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_giveup_retry')))?.status).toBe('dead-lettered');
+  });
+
+  it('never leaves a live lease behind after a failed failure mark: the next receive takes over', async () => {
+    await deliver('msg_failmark');
+    let calls = 0;
+    const { runs, handlers } = counting(() => {
+      calls++;
+      if (calls === 1) throw new Error('downstream timeout');
+    });
+    const markFailed = injectFault(ctx.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      times: 1,
+      match: (input) => String(input.UpdateExpression ?? '').startsWith('SET #status = :failed'),
+    });
+    onTestFinished(markFailed.remove);
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(markFailed.failures).toBe(1);
+    expect(runs).toEqual(['msg_failmark', 'msg_failmark']);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'lease_held')).toBe(false);
+    expect((await inbox().get(inboxKey(PROVIDER, 'msg_failmark')))?.status).toBe('processed');
+  });
+});
+
+describe('processor: what verify accepts, the processor parses', () => {
+  it('processes a JSON body that starts with a UTF-8 byte-order mark, as verify accepted it', async () => {
+    const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body(7))]);
+    await deliver('msg_bom', withBom);
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    expect(runs).toEqual(['msg_bom']);
+    expect(logger.lines.map((line) => line.attributes.outcome)).toEqual(['processed']);
+  });
+});
