@@ -29,6 +29,7 @@ import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, PROCESS_METRICS, SERVICE, VERIFY_METRICS } from '../config/telemetry';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
+import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-versions';
 import { jsonTelemetry } from '../lambdas/adapters/json-telemetry';
 import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
@@ -238,6 +239,7 @@ function buildPhase(
       inbox,
       payloads: new S3PayloadReader(clients.s3, resources.bucketName),
       messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
+      versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
       handlers: EVENT_HANDLERS,
       clock: systemClock,
       defaultLeaseMs: env.facts.processor.timeoutSeconds * 1000,

@@ -27,6 +27,8 @@ export const VERIFY_METRICS = {
 export const PROCESS_METRICS = {
   processed: 'EventProcessed',
   duplicateSkipped: 'EventDuplicateSkipped',
+  /** The handler's `acceptIfNewer` found newer state already handled: acknowledged without its effect. */
+  staleSkipped: 'EventStaleSkipped',
   transientFailure: 'EventTransientFailure',
   /** Given up (a permanent error, or the last receive failed): on its way to the DLQ. */
   deadLettered: 'EventDeadLettered',

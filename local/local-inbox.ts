@@ -7,6 +7,7 @@ import { LAMBDA_DEFAULTS } from '../config/resources';
 import { MAX_BODY_BYTES_LIMIT } from '../config/schema';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
+import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-versions';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
@@ -171,6 +172,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     inbox,
     payloads: new S3PayloadReader(clients.s3, resources.bucketName),
     messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
+    versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
     handlers: options.handlers ?? EVENT_HANDLERS,
     clock: systemClock,
     logger: logs.process,

@@ -281,7 +281,9 @@ export class DynamoInbox implements Inbox {
     sinceMs?: number;
     limit: number;
   }): Promise<InboxRecord[]> {
-    const conditions: string[] = [];
+    // Only deliveries: the resource-version items that share the table (see dynamo-resource-versions.ts)
+    // have no status.
+    const conditions: string[] = ['attribute_exists(#status)'];
     if (filter.provider !== undefined) conditions.push('provider = :provider');
     if (filter.status !== undefined) conditions.push('#status = :status');
     if (filter.sinceMs !== undefined) conditions.push('receivedAt >= :since');
@@ -298,13 +300,9 @@ export class DynamoInbox implements Inbox {
           new ScanCommand({
             TableName: this.tableName,
             ExclusiveStartKey: startKey,
-            ...(conditions.length === 0
-              ? {}
-              : {
-                  FilterExpression: conditions.join(' AND '),
-                  ExpressionAttributeValues: values,
-                  ...(filter.status === undefined ? {} : { ExpressionAttributeNames: STATUS_NAME }),
-                }),
+            FilterExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: STATUS_NAME,
+            ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
           }),
         ),
       );

@@ -7,6 +7,7 @@ import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
 import { inboxKey } from './inbox';
+import { occurredAtOf } from './occurred-at';
 import type { Clock, DeliveryQueue, Inbox, PayloadWriter, SecretSource } from './ports';
 import type { RejectReason } from './reasons';
 import type { HeaderMap, VerifiedDelivery } from './schemes';
@@ -183,6 +184,7 @@ async function claimAndEnqueue(
       body: delivery.body,
       dataref,
       receivedAtMs: nowMs,
+      occurredAtMs: occurredAtOf(provider.scheme, delivery, nowMs),
     });
     ({ messageId } = await deps.queue.send({
       body: serializeEnvelope(envelope),

@@ -18,6 +18,7 @@ export const envelopeSchema = z
     provider: z.string().min(1),
     dedupkey: z.string().min(1),
     deliveryid: z.string().optional(),
+    occurredat: z.iso.datetime().optional(),
     payloadsha256: z.string().regex(SHA256_HEX),
     payloadbytes: z.number().int().nonnegative(),
   })

@@ -18,6 +18,11 @@ export interface Envelope {
   provider: string;
   dedupkey: string;
   deliveryid?: string;
+  /**
+   * When the provider says the event happened (see occurred-at.ts), when it says so in signed material.
+   * `time` stays the receive time: it is the same for every scheme, which makes it the one to sort by.
+   */
+  occurredat?: string;
   payloadsha256: string;
   payloadbytes: number;
 }
@@ -44,6 +49,7 @@ export interface EnvelopeInput {
   /** Set when the body went to S3. */
   dataref?: string;
   receivedAtMs: number;
+  occurredAtMs?: number;
 }
 
 export function buildEnvelope(input: EnvelopeInput): Envelope {
@@ -60,6 +66,7 @@ export function buildEnvelope(input: EnvelopeInput): Envelope {
     provider: input.provider,
     dedupkey: input.dedupKey,
     ...(input.deliveryId === undefined ? {} : { deliveryid: input.deliveryId }),
+    ...(input.occurredAtMs === undefined ? {} : { occurredat: new Date(input.occurredAtMs).toISOString() }),
     payloadsha256: input.payloadSha256,
     payloadbytes: input.body.length,
   };

@@ -63,6 +63,28 @@ export interface Inbox {
   }): Promise<InboxRecord[]>;
 }
 
+export interface VersionCheck {
+  provider: string;
+  /** The handler's name for the resource, e.g. `payment_intent:pi_123`. */
+  resourceKey: string;
+  /** Larger is newer: epoch milliseconds of the resource's own update time, or a sequence number. */
+  version: number;
+  /** The delivery asking (its idempotency key): the same delivery asking again is not stale. */
+  deliveryKey: string;
+  nowMs: number;
+  /** How long the version is remembered. */
+  ttlSeconds: number;
+}
+
+/** The newest version seen per resource, for `ctx.acceptIfNewer`. */
+export interface ResourceVersions {
+  /**
+   * One conditional write: true (and recorded) if `version` is newer than any seen for the resource, or
+   * this same delivery recorded it; false if an equal or newer version came first. Throws DependencyError.
+   */
+  acceptIfNewer(check: VersionCheck): Promise<boolean>;
+}
+
 export interface QueueMessage {
   body: string;
   attributes: Record<string, string>;

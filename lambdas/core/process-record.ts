@@ -16,7 +16,7 @@ import { parseEnvelope } from './envelope-schema';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
 import { inboxKey } from './inbox';
 import { payloadNeedsRefresh } from './payload-lifetime';
-import type { Clock, Inbox, MessageControl, PayloadReader } from './ports';
+import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
 import { parseJson, sha256Hex } from './schemes/primitives';
@@ -37,6 +37,7 @@ export interface ProcessDeps {
   inbox: Inbox;
   payloads: PayloadReader;
   messages: MessageControl;
+  versions: ResourceVersions;
   handlers: readonly EventDefinition[];
   clock: Clock;
   random?: () => number;
@@ -65,6 +66,8 @@ export type RecordResult = {
       leaseLost?: boolean;
     }
   | { outcome: 'duplicate_skipped' }
+  /** The handler found every resource it asked about already newer (`acceptIfNewer` said false). */
+  | { outcome: 'stale_skipped'; markFailed?: boolean }
   | { outcome: 'unknown_acked'; markFailed?: boolean }
   /** Given up on this receive: on its way to the DLQ. `recorded` is false if the record could not say so. */
   | { outcome: 'dead_lettered'; code: string; recorded: boolean }
@@ -193,6 +196,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       break;
   }
 
+  const ordering = versionGuard(deps, envelope);
   try {
     const body = await loadPayload(deps, envelope);
     const handler = route(deps.handlers, envelope.provider, envelope.type);
@@ -209,6 +213,8 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       dedupKey: envelope.dedupkey,
       deliveryId: envelope.deliveryid,
       receivedAt: envelope.time,
+      occurredAt: envelope.occurredat ?? envelope.time,
+      acceptIfNewer: ordering.acceptIfNewer,
       receiveCount: record.receiveCount,
       rawBody: body,
       log: deps.log,
@@ -227,11 +233,48 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   // and if it still fails the message is acknowledged anyway (a record left `processing` whose lease lapses
   // is better than a second charge).
   const marked = await markProcessed(deps, pk, token);
+  if (ordering.allStale()) {
+    return { ...facts, outcome: 'stale_skipped', ...(marked === 'failed' ? { markFailed: true } : {}) };
+  }
   return {
     ...facts,
     outcome: 'processed',
     ...(marked === 'failed' ? { markFailed: true } : {}),
     ...(marked === 'not_ours' ? { leaseLost: true } : {}),
+  };
+}
+
+/** A version as the version store compares it: larger is newer. */
+function versionNumber(version: number | Date | string): number {
+  const value =
+    typeof version === 'number' ? version : version instanceof Date ? version.getTime() : Date.parse(version);
+  // A programming error in the handler, not a transient failure: it would fail the same way every time.
+  if (!Number.isFinite(value)) throw new PermanentError('invalid_resource_version');
+  return value;
+}
+
+/** `ctx.acceptIfNewer` for one delivery, and whether every answer it gave was "stale". */
+function versionGuard(deps: ProcessDeps, envelope: Envelope) {
+  let asked = 0;
+  let accepted = 0;
+  return {
+    acceptIfNewer: async (resourceKey: string, version: number | Date | string): Promise<boolean> => {
+      if (typeof resourceKey !== 'string' || resourceKey.length === 0 || resourceKey.length > 1024) {
+        throw new PermanentError('invalid_resource_key');
+      }
+      asked++;
+      const newer = await deps.versions.acceptIfNewer({
+        provider: envelope.provider,
+        resourceKey,
+        version: versionNumber(version),
+        deliveryKey: envelope.id,
+        nowMs: deps.clock.now(),
+        ttlSeconds: deps.config.resourceVersionTtlSeconds,
+      });
+      if (newer) accepted++;
+      return newer;
+    },
+    allStale: () => asked > 0 && accepted === 0,
   };
 }
 

@@ -10,8 +10,21 @@ export interface EventContext {
   idempotencyKey: string;
   dedupKey: string;
   deliveryId?: string;
-  /** When the verify Lambda accepted the delivery. */
+  /** When the verify Lambda accepted the delivery (ISO 8601). */
   receivedAt: string;
+  /**
+   * When the provider says the event happened (ISO 8601), from signed material: Stripe's `created`,
+   * Standard Webhooks' `timestamp`, Paddle's `occurred_at`, ... Where the provider says nothing (GitHub),
+   * the receive time. Delivery order is not event order: compare with this, or use `acceptIfNewer`.
+   */
+  occurredAt: string;
+  /**
+   * Whether `version` is the newest seen for `resourceKey` (this provider's), recorded in one conditional
+   * write. False means an equal or newer version was already handled: skip the write that would overwrite
+   * newer state, and return normally (the delivery is then counted `stale_skipped`). A retry of this same
+   * delivery gets true again. `version`: a number (larger is newer), a Date or an ISO-8601 string.
+   */
+  acceptIfNewer(resourceKey: string, version: number | Date | string): Promise<boolean>;
   /** How many times SQS has handed this message out, this one included. */
   receiveCount: number;
   /** The exact bytes received, for re-verification or auditing. */

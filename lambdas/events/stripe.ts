@@ -17,8 +17,13 @@ export const stripeEvents = [
     provider: 'stripe',
     type: 'payment_intent.succeeded',
     schema: stripeEvent(z.object({ id: z.string(), amount: z.number().int(), currency: z.string() })),
-    handle: (event, ctx) => {
+    handle: async (event, ctx) => {
       const intent = event.data.object;
+      // Stripe does not deliver in order: a retried older event for this intent can arrive after a newer
+      // one. Its `created` (signed, in the body) orders them; one conditional write says whether this is
+      // the newest seen for the intent. Older: acknowledge without touching state (`stale_skipped`).
+      const version = event.created === undefined ? ctx.occurredAt : event.created * 1000;
+      if (!(await ctx.acceptIfNewer(`payment_intent:${intent.id}`, version))) return;
       // Pass ctx.idempotencyKey to the downstream API that records the payment, so a retry cannot
       // record it twice.
       ctx.log(`stripe payment_intent.succeeded: ${intent.id} ${intent.amount} ${intent.currency}`, {

@@ -32,6 +32,7 @@ class RetryLater extends Error {
 const OUTCOME_METRIC = {
   processed: PROCESS_METRICS.processed,
   duplicate_skipped: PROCESS_METRICS.duplicateSkipped,
+  stale_skipped: PROCESS_METRICS.staleSkipped,
   unknown_acked: PROCESS_METRICS.unknownEvent,
   dead_lettered: PROCESS_METRICS.deadLettered,
   draining: PROCESS_METRICS.draining,

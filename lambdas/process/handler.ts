@@ -5,6 +5,7 @@ import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createAwsClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
+import { DynamoResourceVersions } from '../adapters/dynamo-resource-versions';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadReader } from '../adapters/s3-payloads';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
@@ -20,6 +21,7 @@ export const handler = createProcessHandler({
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
   payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
   messages: new SqsMessageControl(clients.sqs, runtime.queueUrl),
+  versions: new DynamoResourceVersions(clients.dynamodb, runtime.tableName),
   handlers: EVENT_HANDLERS,
   clock: systemClock,
   defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,

@@ -3,6 +3,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Config } from '../../config';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import { DynamoResourceVersions } from '../../lambdas/adapters/dynamo-resource-versions';
 import { emulatorPayloadWriter } from '../../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../../lambdas/adapters/s3-payloads';
 import { SqsMessageControl } from '../../lambdas/adapters/sqs-message-control';
@@ -98,6 +99,7 @@ export function processHandlerFor(
     inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
     payloads: new S3PayloadReader(ctx.clients.s3, resources.bucketName),
     messages: new SqsMessageControl(ctx.clients.sqs, resources.queueUrl),
+    versions: new DynamoResourceVersions(ctx.clients.dynamodb, resources.tableName),
     handlers,
     clock: overrides.clock ?? { now: () => Date.now() },
     random: overrides.random,
