@@ -1,5 +1,5 @@
-// The deployed-stack side of the CLI: the stack's outputs (DescribeStacks), provider secrets in Secrets
-// Manager, and SQS's own DLQ redrive (StartMessageMoveTask). The only CLI module that calls the AWS SDK
+// The deployed-stack side of the CLI: the stack's outputs (DescribeStacks) and provider secrets in Secrets
+// Manager. SQS's own DLQ redrive (StartMessageMoveTask) is in the SQS adapter (sqs-queue-ops.ts). The only CLI module that calls the AWS SDK
 // directly; everything else goes through the adapters in lambdas/adapters.
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
@@ -7,11 +7,6 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import {
-  ListMessageMoveTasksCommand,
-  type SQSClient,
-  StartMessageMoveTaskCommand,
-} from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
@@ -154,51 +149,4 @@ function secretsManagerStore(
       return list(provider);
     },
   };
-}
-
-export interface MoveTaskStatus {
-  status: string;
-  moved: number;
-  toMove?: number;
-  failureReason?: string;
-  taskHandle?: string;
-}
-
-/** SQS's own DLQ redrive: moves every message of the DLQ back to its source queue. */
-export async function startMessageMove(
-  sqs: SQSClient,
-  input: { dlqArn: string; queueArn: string; maxPerSecond?: number },
-): Promise<string | undefined> {
-  try {
-    const { TaskHandle } = await sqs.send(
-      new StartMessageMoveTaskCommand({
-        SourceArn: input.dlqArn,
-        DestinationArn: input.queueArn,
-        ...(input.maxPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: input.maxPerSecond }),
-      }),
-    );
-    return TaskHandle;
-  } catch (error) {
-    throw awsFailure('cannot start the redrive (StartMessageMoveTask)', error);
-  }
-}
-
-/** The most recent move task of the DLQ. */
-export async function latestMessageMove(sqs: SQSClient, dlqArn: string): Promise<MoveTaskStatus | undefined> {
-  try {
-    const { Results: results = [] } = await sqs.send(
-      new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: 1 }),
-    );
-    const task = results[0];
-    if (!task) return undefined;
-    return {
-      status: task.Status ?? 'UNKNOWN',
-      moved: task.ApproximateNumberOfMessagesMoved ?? 0,
-      toMove: task.ApproximateNumberOfMessagesToMove,
-      failureReason: task.FailureReason,
-      taskHandle: task.TaskHandle,
-    };
-  } catch (error) {
-    throw awsFailure('cannot read the redrive progress (ListMessageMoveTasks)', error);
-  }
 }

@@ -122,7 +122,10 @@ export const configSchema = z.strictObject({
    * How long `ctx.acceptIfNewer` remembers a resource's newest version. Longer than an old event can
    * still arrive: the providers' retries, this inbox's retry schedule and the DLQ's 14 days.
    */
-  resourceVersionTtlSeconds: z._default(z.number().check(z.int(), z.gte(86_400), z.lte(365 * 86_400)), 30 * 86_400),
+  resourceVersionTtlSeconds: z._default(
+    z.number().check(z.int(), z.gte(86_400), z.lte(365 * 86_400)),
+    30 * 86_400,
+  ),
   /** The claim lease: how long a claimed-but-unmarked delivery blocks a retry. */
   claimLeaseSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(900)), 30),
 });

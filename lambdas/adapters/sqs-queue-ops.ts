@@ -6,9 +6,11 @@ import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
+  ListMessageMoveTasksCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
   type SQSClient,
+  StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { callDependency } from './dependency-call';
 import { fromMessageAttributes } from './sqs-message-attributes';
@@ -22,6 +24,14 @@ export interface ReceivedMessage {
   /** How many times SQS has handed this message out, this receive included. */
   receiveCount: number;
   sentAtMs: number;
+}
+
+export interface MoveTaskStatus {
+  status: string;
+  moved: number;
+  toMove?: number;
+  failureReason?: string;
+  taskHandle?: string;
 }
 
 export interface QueueCounts {
@@ -143,6 +153,43 @@ export class SqsQueueOps {
       visible: Number(attributes.ApproximateNumberOfMessages ?? 0),
       inFlight: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
       delayed: Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+    };
+  }
+
+  /**
+   * SQS's own DLQ redrive (what the console's "Start DLQ redrive" starts): moves every message of the DLQ
+   * to `destinationArn`. SQS refuses it while another task runs on the same DLQ. The emulator has none.
+   */
+  async startMessageMove(input: {
+    sourceArn: string;
+    destinationArn: string;
+    maxPerSecond?: number;
+  }): Promise<string | undefined> {
+    const { TaskHandle: taskHandle } = await callDependency('sqs', 'StartMessageMoveTask', () =>
+      this.client.send(
+        new StartMessageMoveTaskCommand({
+          SourceArn: input.sourceArn,
+          DestinationArn: input.destinationArn,
+          ...(input.maxPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: input.maxPerSecond }),
+        }),
+      ),
+    );
+    return taskHandle;
+  }
+
+  /** The most recent move task of a DLQ, if any. */
+  async latestMessageMove(sourceArn: string): Promise<MoveTaskStatus | undefined> {
+    const { Results: results = [] } = await callDependency('sqs', 'ListMessageMoveTasks', () =>
+      this.client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 })),
+    );
+    const task = results[0];
+    if (!task) return undefined;
+    return {
+      status: task.Status ?? 'UNKNOWN',
+      moved: task.ApproximateNumberOfMessagesMoved ?? 0,
+      toMove: task.ApproximateNumberOfMessagesToMove,
+      failureReason: task.FailureReason,
+      taskHandle: task.TaskHandle,
     };
   }
 }

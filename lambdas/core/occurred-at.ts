@@ -37,7 +37,8 @@ const EARLIEST_MS = Date.UTC(2000, 0, 1);
 const FUTURE_SLACK_MS = 86_400_000;
 
 function read(delivery: VerifiedDelivery, field: TimeField): number | undefined {
-  if ('signedTimestamp' in field) return delivery.timestamp === undefined ? undefined : delivery.timestamp * 1000;
+  if ('signedTimestamp' in field)
+    return delivery.timestamp === undefined ? undefined : delivery.timestamp * 1000;
   const json = delivery.json();
   if (!json.ok) return undefined;
   const value = valueAt(json.value, field.path);
@@ -47,7 +48,11 @@ function read(delivery: VerifiedDelivery, field: TimeField): number | undefined 
 }
 
 /** The event's own time in epoch milliseconds, or undefined when the provider does not say (or says nonsense). */
-export function occurredAtOf(scheme: SchemeName, delivery: VerifiedDelivery, nowMs: number): number | undefined {
+export function occurredAtOf(
+  scheme: SchemeName,
+  delivery: VerifiedDelivery,
+  nowMs: number,
+): number | undefined {
   for (const field of EVENT_TIME[scheme] ?? []) {
     const ms = read(delivery, field);
     if (ms !== undefined && Number.isFinite(ms) && ms >= EARLIEST_MS && ms <= nowMs + FUTURE_SLACK_MS) {

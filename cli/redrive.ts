@@ -1,0 +1,188 @@
+// `webhook-inbox dlq redrive`: moves dead-lettered messages back to the main queue. On AWS with SQS's own
+// message move task (the same move the console's "Start DLQ redrive" makes); locally, where the emulator
+// has none, by receive, send and delete. Either way only what moved is marked, and only after it moved.
+import pc from 'picocolors';
+import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
+import type { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import { type DlqEntry, describeMessage, entriesTable } from './dlq-entry';
+import type { JsonOption } from './options';
+import { CliError, describeError, print, printJson } from './output';
+import type { Target } from './target';
+
+/** A target opened for the DLQ tools: its queues and its inbox, through the adapters. */
+export interface Opened {
+  target: Target;
+  ops: SqsQueueOps;
+  inbox: DynamoInbox;
+}
+
+async function progressBar(enabled: boolean, total: number) {
+  if (!enabled || !process.stderr.isTTY) return undefined;
+  const { SingleBar, Presets } = await import('cli-progress');
+  const bar = new SingleBar(
+    { format: 'redrive [{bar}] {value}/{total} messages', hideCursor: true, stream: process.stderr },
+    Presets.shades_classic,
+  );
+  bar.start(Math.max(total, 1), 0);
+  return bar;
+}
+
+export async function runRedrive(
+  opened: Opened,
+  options: JsonOption & { maxPerSecond?: number; dryRun?: boolean },
+): Promise<number> {
+  const { target, ops } = opened;
+  if (options.dryRun) {
+    const counts = await ops.counts(target.dlqUrl);
+    const entries = (await ops.peek(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 })).map((m) =>
+      describeMessage(m),
+    );
+    if (options.json) {
+      printJson({
+        dryRun: true,
+        wouldMove: entries.length,
+        from: target.dlqUrl,
+        to: target.queueUrl,
+        messages: entries,
+      });
+    } else {
+      if (entries.length > 0) print(entriesTable(entries));
+      print(
+        `dry run: would move ${entries.length} message${entries.length === 1 ? '' : 's'} to ${target.queueUrl}`,
+      );
+    }
+    return 0;
+  }
+  const result =
+    target.kind === 'aws' ? await redriveOnAws(opened, options) : await redriveLocally(opened, options);
+  const after = await ops.counts(target.dlqUrl);
+  if (options.json) {
+    printJson({
+      ...result,
+      from: target.dlqUrl,
+      to: target.queueUrl,
+      dlqRemaining: after.visible + after.inFlight,
+    });
+  } else {
+    print(
+      `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
+        'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
+        'Follow them with `webhook-inbox deliveries list`.',
+    );
+    if (after.visible + after.inFlight > 0) {
+      print(
+        pc.dim(
+          `${after.visible + after.inFlight} message(s) in the DLQ now (arrived during the redrive, or failed again)`,
+        ),
+      );
+    }
+  }
+  return 0;
+}
+
+/**
+ * Marks the inbox record of a message that moved `enqueued` again, if it is still as the give-up left it
+ * before `sinceMs` (see DynamoInbox.markRequeued): whatever the processor has done since with the moved
+ * copy wins. A failed mark is not an error: the processor brings the record along when it takes the copy.
+ */
+async function markRequeued(inbox: DynamoInbox, entry: DlqEntry, sinceMs: number): Promise<boolean> {
+  if (!entry.provider || !entry.dedupKey) return false;
+  return inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now(), sinceMs).catch(() => false);
+}
+
+async function redriveLocally(
+  { target, ops, inbox }: Opened,
+  options: JsonOption & { maxPerSecond?: number },
+): Promise<{ moved: number; method: string }> {
+  const startedMs = Date.now();
+  // A snapshot of the count: a message that fails again during the run is not chased round in circles.
+  const total = (await ops.counts(target.dlqUrl)).visible;
+  const bar = await progressBar(!options.json, total);
+  const spacingMs = options.maxPerSecond ? 1000 / options.maxPerSecond : 0;
+  let nextAt = Date.now();
+  let moved = 0;
+  try {
+    while (moved < total) {
+      const batch = await ops.receive(target.dlqUrl, {
+        maxMessages: Math.min(10, total - moved),
+        visibilitySeconds: 120,
+      });
+      if (batch.length === 0) break;
+      for (const message of batch) {
+        const wait = nextAt - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        nextAt = Math.max(nextAt, Date.now()) + spacingMs;
+        const entry = describeMessage(message);
+        const { errorCode: _errorCode, ...attributes } = message.attributes;
+        try {
+          await ops.sendRaw(target.queueUrl, message.body, attributes);
+        } catch (error) {
+          throw new CliError(
+            `redrive stopped after ${moved} message(s): cannot send to the main queue: ${describeError(error)}`,
+            'the message that failed is still in the DLQ; run the redrive again',
+          );
+        }
+        // Only after the send succeeded: a failure here leaves a copy in the DLQ, never a lost message.
+        await ops.delete(target.dlqUrl, message.receiptHandle);
+        // Only what moved is marked, and only after it moved: a record the processor has already taken
+        // (leased, processed, given up again) is left as it is.
+        await markRequeued(inbox, entry, startedMs);
+        moved++;
+        bar?.update(moved);
+      }
+    }
+  } finally {
+    bar?.stop();
+  }
+  return { moved, method: 'receive-send-delete' };
+}
+
+/** How often the move task's progress is read. */
+const MOVE_POLL_MS = 2_000;
+
+export async function redriveOnAws(
+  { target, ops, inbox }: Opened,
+  options: JsonOption & { maxPerSecond?: number; pollMs?: number },
+): Promise<{ moved: number; method: string; taskHandle?: string }> {
+  // What is there before the move: their records are marked once the task has completed, not before (a
+  // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
+  const startedMs = Date.now();
+  const counts = await ops.counts(target.dlqUrl);
+  const entries = (await ops.peek(target.dlqUrl, { limit: Math.min(counts.visible + 100, 10_000) })).map(
+    (m) => describeMessage(m),
+  );
+  let taskHandle: string | undefined;
+  try {
+    taskHandle = await ops.startMessageMove({
+      sourceArn: target.dlqArn,
+      destinationArn: target.queueArn,
+      maxPerSecond: options.maxPerSecond,
+    });
+  } catch (error) {
+    throw new CliError(
+      `cannot start the redrive (StartMessageMoveTask): ${describeError(error)}`,
+      'nothing was moved or marked; if a move task is already running, wait for it (or cancel it) and run this again',
+    );
+  }
+  const bar = await progressBar(!options.json, Math.max(counts.visible, entries.length));
+  try {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? MOVE_POLL_MS));
+      const task = await ops.latestMessageMove(target.dlqArn);
+      if (!task || (taskHandle !== undefined && task.taskHandle !== taskHandle)) continue;
+      if (task.toMove !== undefined) bar?.setTotal(Math.max(task.toMove, 1));
+      bar?.update(task.moved);
+      if (task.status === 'RUNNING') continue;
+      if (task.status === 'COMPLETED') {
+        for (const entry of entries) await markRequeued(inbox, entry, startedMs);
+        return { moved: task.moved, method: 'StartMessageMoveTask', taskHandle };
+      }
+      throw new CliError(
+        `the redrive task ended ${task.status} after ${task.moved} message(s)${task.failureReason ? `: ${task.failureReason}` : ''}`,
+        'run `webhook-inbox dlq redrive` again once the cause is fixed',
+      );
+    }
+  } finally {
+    bar?.stop();
+  }
+}

@@ -1,0 +1,159 @@
+// `dlq redrive` against a deployed stack, where it starts SQS's own message move task. The emulator has
+// no move tasks, so a middleware plays SQS's part (it moves the messages by receive, send and delete, as
+// the task does) and another refuses the task as SQS does while one is running. Everything else (the
+// queues, the inbox records, the processor) is the real thing against dynalite and fauxqs.
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { type Opened, redriveOnAws } from '../../../cli/redrive';
+import type { Target } from '../../../cli/target';
+import { parseConfig } from '../../../config';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import type { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
+import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
+import { defineEvent, PermanentError } from '../../../lambdas/events';
+import { useEmulators } from '../../support/emulators';
+import { injectFault, type MiddlewareClient } from '../../support/faults';
+import {
+  drainQueue,
+  eventSourceFor,
+  processHandlerFor,
+  StaticSecrets,
+  signedEvent,
+  TestClock,
+  verifyHandlerFor,
+} from '../../support/pipeline';
+
+const config = parseConfig({
+  providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
+  queue: { retrySchedule: [1, 1] },
+});
+const ctx = useEmulators({ config });
+const SECRET = standardWebhooks.generateSecret();
+const PK = 'standard-webhooks#msg_redrive';
+
+let resources: typeof ctx.resources;
+let failing: boolean;
+beforeEach(async () => {
+  resources = await ctx.provision();
+  failing = true;
+  // One delivery, given up by the processor: its record says dead-lettered, its message is in the DLQ.
+  const clock = new TestClock(Date.now());
+  const verify = verifyHandlerFor(ctx, resources, {
+    secrets: new StaticSecrets({ 'standard-webhooks': [SECRET] }),
+    clock,
+  });
+  const event = signedEvent('standard-webhooks', config, {
+    body: '{"type":"order.paid","timestamp":"2026-12-01T09:00:00Z","data":{}}',
+    secret: SECRET,
+    timestamp: clock.seconds(),
+    id: 'msg_redrive',
+  });
+  expect((await verify.handler(event)).statusCode).toBe(202);
+  await processAll();
+  expect((await inbox().get(PK))?.status).toBe('dead-lettered');
+  expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+});
+
+const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
+
+async function processAll(): Promise<void> {
+  const handler = defineEvent({
+    provider: 'standard-webhooks',
+    type: '*',
+    schema: z.object({}),
+    handle: () => {
+      if (failing) throw new PermanentError('downstream_rejected');
+    },
+  });
+  const processor = processHandlerFor(ctx, resources, [handler], { config });
+  await drainQueue(ctx, resources, eventSourceFor(ctx, resources, processor.handler));
+}
+
+function opened(): Opened {
+  const target = {
+    kind: 'aws',
+    description: 'stack test (emulated)',
+    ...resources,
+    clients: async () => ctx.clients,
+  } as unknown as Target;
+  return { target, ops: ctx.queueOps, inbox: inbox() };
+}
+
+/** Plays SQS's move task: moves every DLQ message to the main queue, then reports the task COMPLETED. */
+function emulateMoveTask(ops: SqsQueueOps, afterMove: () => Promise<void> = async () => undefined) {
+  let moved = 0;
+  let finished = false;
+  const client = ctx.clients.sqs as unknown as MiddlewareClient;
+  const name = 'emulated-move-task';
+  client.middlewareStack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+      async (args: unknown) => {
+        if (context.commandName === 'StartMessageMoveTaskCommand') {
+          void (async () => {
+            for (const message of await ctx.receiveAll(resources.dlqUrl)) {
+              await ops.sendRaw(resources.queueUrl, message.body, message.attributes);
+              await ops.delete(resources.dlqUrl, message.receiptHandle);
+              moved++;
+            }
+            await afterMove();
+            finished = true;
+          })();
+          return { output: { TaskHandle: 'task-1', $metadata: {} }, response: {} };
+        }
+        if (context.commandName === 'ListMessageMoveTasksCommand') {
+          const status = finished ? 'COMPLETED' : 'RUNNING';
+          return {
+            output: {
+              Results: [{ TaskHandle: 'task-1', Status: status, ApproximateNumberOfMessagesMoved: moved }],
+              $metadata: {},
+            },
+            response: {},
+          };
+        }
+        return next(args);
+      },
+    { step: 'initialize', name, priority: 'high' },
+  );
+  onTestFinished(() => void client.middlewareStack.remove(name));
+}
+
+describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
+  it('marks nothing when SQS refuses the task (one is already running): records stay dead-lettered', async () => {
+    const refusal = injectFault(ctx.clients.sqs, {
+      commands: 'StartMessageMoveTaskCommand',
+      error: () =>
+        Object.assign(new Error('There is already a task running. Only one active task is allowed'), {
+          name: 'InvalidParameterValueException',
+          $metadata: { httpStatusCode: 400 },
+        }),
+    });
+    onTestFinished(refusal.remove);
+    await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
+      /cannot start the redrive \(StartMessageMoveTask\)/,
+    );
+    expect(refusal.failures).toBe(1);
+    expect((await inbox().get(PK))?.status).toBe('dead-lettered');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+  });
+
+  it('marks the moved records enqueued once the task completed, and the processor takes them to processed', async () => {
+    emulateMoveTask(ctx.queueOps);
+    const result = await redriveOnAws(opened(), { json: true, pollMs: 10 });
+    expect(result).toMatchObject({ moved: 1, method: 'StartMessageMoveTask', taskHandle: 'task-1' });
+    expect((await inbox().get(PK))?.status).toBe('enqueued');
+    failing = false;
+    await processAll();
+    expect((await inbox().get(PK))?.status).toBe('processed');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(0);
+  });
+
+  it('leaves alone a record the processor already took after the move (the moved copy failed again)', async () => {
+    // The processor is quick: it takes the moved copy, and it fails again, before the task reports done.
+    emulateMoveTask(ctx.queueOps, processAll);
+    await redriveOnAws(opened(), { json: true, pollMs: 10 });
+    const record = await inbox().get(PK);
+    // A newer give-up than the one the redrive moved: not turned into `enqueued`.
+    expect(record?.status).toBe('dead-lettered');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+  });
+});
