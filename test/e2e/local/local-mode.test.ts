@@ -161,6 +161,13 @@ describe('local mode (npm start)', () => {
     expect((await fetch(`${state.gatewayUrl}/webhooks/github`)).status).toBe(405);
   });
 
+  it('answers a provider path with a malformed percent-escape 404 (unknown provider), not 502', async () => {
+    for (const provider of ['%', '%ZZ']) {
+      const response = await post(provider, '{}', {});
+      expect(`${provider} ${response.status}`).toBe(`${provider} 404`);
+    }
+  });
+
   it('dead-letters a transient failure after maxReceiveCount, and a permanent one at once', async () => {
     const hook = new Webhook(secrets()['standard-webhooks']![0]!);
     const send = async (id: string, kind: string) => {
