@@ -20,6 +20,7 @@ import { createProcessHandler } from '../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/create-handler';
 import { type Emulators, startEmulators } from './emulators';
 import { gateway } from './gateway';
+import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import { provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
@@ -42,6 +43,11 @@ export interface LocalInboxOptions {
    * handlers, so both load at once. Stopped with the inbox. @default started here
    */
   emulators?: Promise<Emulators>;
+  /**
+   * The project folder's lock, taken by a caller that starts the emulators first (the CLI), so a second
+   * instance is refused before it starts anything. Released with the inbox. @default taken here
+   */
+  lock?: InstanceLock;
   /** How long a request that arrives while the inbox is starting waits for it before a 503. @default 10 s */
   startupHoldMs?: number;
 }
@@ -77,6 +83,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startLocalInbox(options: LocalInboxOptions): Promise<LocalInbox> {
   const { cwd } = options;
   const host = options.host ?? '127.0.0.1';
+  // One instance per project folder: refuse before taking the port or starting anything.
+  const lock = options.lock ?? acquireInstanceLock(cwd);
   // The gate answers from the moment the server listens; the gateway takes over once the pipeline is up.
   const gate = new StartupGate({
     holdMs: options.startupHoldMs ?? STARTUP_HOLD_MS,
@@ -94,7 +102,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
     clients = createAwsClients({ ...emulators.endpoints, region: REGION });
     const pipeline = await startPipeline(options, clients, emulators);
-    return serve({ ...pipeline, options, host, port, server, gate, emulators, clients });
+    return serve({ ...pipeline, options, host, port, server, gate, emulators, clients, lock });
   } catch (error) {
     // Held requests get their 503 before the server closes; then everything started is stopped.
     gate.fail();
@@ -106,6 +114,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
       (running) => running.stop(),
       () => undefined,
     );
+    lock.release();
     throw error;
   }
 }
@@ -165,11 +174,12 @@ interface Running extends Awaited<ReturnType<typeof startPipeline>> {
   gate: StartupGate;
   emulators: Emulators;
   clients: AwsClients;
+  lock: InstanceLock;
 }
 
 /** Opens the gate and the poller, records the instance in local.json, and returns how to stop it. */
 function serve(running: Running): LocalInbox {
-  const { options, server, source, clients, emulators, verify } = running;
+  const { options, server, source, clients, emulators, lock, verify } = running;
   const { cwd } = options;
   const inFlight = new Set<Promise<unknown>>();
   const track = (promise: Promise<unknown>) => {
@@ -202,6 +212,7 @@ function serve(running: Running): LocalInbox {
       for (const client of Object.values(clients)) client.destroy();
       await emulators.stop();
       removeLocalState(cwd);
+      lock.release();
     })();
     return stopped;
   };

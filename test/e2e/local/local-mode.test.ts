@@ -35,6 +35,17 @@ async function waitFor<T>(
   }
 }
 
+/** `npm start` on a free port, from the project directory. */
+const npmStart = () =>
+  spawn('npm', ['--prefix', REPO, 'start', '--silent', '--', '--port', '0'], {
+    cwd: project,
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+const readState = () =>
+  JSON.parse(readFileSync(join(project, '.webhook-inbox', 'local.json'), 'utf8')) as LocalState;
+
 beforeAll(async () => {
   // The project's own cdk.json, with retries shortened so a transient failure reaches the DLQ quickly.
   const cdk = JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8'));
@@ -48,11 +59,7 @@ beforeAll(async () => {
   const started = performance.now();
   // `npm start` runs in the package root but keeps the caller's directory in INIT_CWD: started from the
   // project directory, the instance keeps its state there and not in the repository.
-  child = spawn('npm', ['--prefix', REPO, 'start', '--silent', '--', '--port', '0'], {
-    cwd: project,
-    env: { ...process.env, FORCE_COLOR: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  child = npmStart();
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
   state = await waitFor('local.json', () => {
@@ -103,6 +110,31 @@ describe('local mode (npm start)', () => {
     expect(state.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(existsSync(join(project, '.webhook-inbox', 'secrets.json'))).toBe(true);
   });
+
+  it('refuses a second npm start in the same folder with one line naming the first, which keeps serving', async () => {
+    const second = npmStart();
+    let stdout = '';
+    let stderr = '';
+    second.stdout.on('data', (chunk) => (stdout += chunk));
+    second.stderr.on('data', (chunk) => (stderr += chunk));
+    // It either exits, or starts serving (and is stopped, failing the test): no waiting for a clock.
+    const outcome = await new Promise<string>((resolve) => {
+      second.once('exit', (code) => resolve(`exit ${code}`));
+      second.stdout.on('data', () => {
+        if (stdout.includes('Ctrl-C to stop')) resolve('started');
+      });
+    });
+    if (second.exitCode === null) second.kill('SIGKILL');
+    expect(outcome, stdout + stderr).toBe('exit 1');
+    const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toContain(`pid ${state.pid}`);
+    expect(lines[0]).toContain(state.gatewayUrl);
+    expect(stdout).toBe('');
+    // The first instance still serves, and local.json still names it.
+    expect((await fetch(`${state.gatewayUrl}/webhooks/github`)).status).toBe(405);
+    expect(readState()).toEqual(state);
+  }, 60_000);
 
   it('accepts a GitHub event signed by @octokit/webhooks-methods and processes it once', async () => {
     const body = JSON.stringify({ zen: 'Approachable is better than simple.', hook_id: 1 });

@@ -1,7 +1,7 @@
 // Local mode's HTTP server listens before the pipeline is up, so a busy port fails at once. A request that
 // arrives in that window is held until startup finishes, and answered 503 with Retry-After if startup
 // takes too long or fails: it is never left without an answer.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../../config/load';
 import { type Emulators, startEmulators } from '../../../local/emulators';
+import { lockFilePath } from '../../../local/instance-lock';
 import { startLocalInbox } from '../../../local/local-inbox';
 import { StartupGate } from '../../../local/startup-gate';
 
@@ -112,8 +113,8 @@ describe('a request that arrives while npm start is starting', () => {
     expect(await answer).toMatchObject({ status: 401 });
   }, 60_000);
 
-  it('gets 503 with Retry-After if startup takes longer than the hold, and the port is freed if it then fails', async () => {
-    const { url, emulators, starting } = await startingInbox({ startupHoldMs: 50 });
+  it('gets 503 with Retry-After if startup takes longer than the hold, and the folder is freed if it then fails', async () => {
+    const { dir, url, emulators, starting } = await startingInbox({ startupHoldMs: 50 });
     const answer = await post(`${url}/webhooks/github`);
     expect(answer.status).toBe(503);
     expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
@@ -122,6 +123,7 @@ describe('a request that arrives while npm start is starting', () => {
     emulators.reject(new Error('the emulators failed to start'));
     await expect(starting).rejects.toThrow('the emulators failed to start');
     await expect(post(`${url}/webhooks/github`)).rejects.toThrow(/ECONNREFUSED/);
+    expect(existsSync(lockFilePath(dir))).toBe(false);
   }, 60_000);
 });
 
