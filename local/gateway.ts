@@ -38,12 +38,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-async function answer(
-  verify: VerifyHandler,
-  track: (invocation: Promise<unknown>) => void,
-  request: IncomingMessage,
-  response: ServerResponse,
-) {
+async function answer(verify: VerifyHandler, request: IncomingMessage, response: ServerResponse) {
   const path = (request.url ?? '/').split('?', 1)[0] as string;
   // API Gateway answers these itself, without invoking the Lambda.
   if (!PATH.test(path)) return reply(response, 404, { message: 'Not Found' });
@@ -67,20 +62,20 @@ async function answer(
     sourceIp: request.socket.remoteAddress,
     host: request.headers.host?.split(':')[0],
   });
-  const invocation = verify(event, { awsRequestId: event.requestContext.requestId });
-  track(invocation);
-  const result = await invocation;
+  const result = await verify(event, { awsRequestId: event.requestContext.requestId });
   response.writeHead(result.statusCode, result.headers);
   response.end(result.body);
 }
 
-/** The request listener. `track` gets each running verify call, so a shutdown can wait for them. */
-export function gateway(
-  verify: VerifyHandler,
-  track: (invocation: Promise<unknown>) => void,
-): RequestListener {
+/**
+ * The request listener. `track` gets each request from its arrival until its answer is flushed (or its
+ * connection drops), so a shutdown waits for a body still arriving, not only for a running verify call,
+ * and closing the connections afterwards cuts no answer short.
+ */
+export function gateway(verify: VerifyHandler, track: (handled: Promise<void>) => void): RequestListener {
   return (request, response) => {
-    answer(verify, track, request, response).catch(() => {
+    track(new Promise<void>((resolve) => response.once('close', () => resolve())));
+    answer(verify, request, response).catch(() => {
       if (!response.headersSent) reply(response, 502, { message: 'Internal server error' });
     });
   };

@@ -197,16 +197,27 @@ function serve(running: Running): LocalInbox {
   };
   // Written first: it is the one step here that can fail, and nothing runs yet that would need stopping.
   writeLocalState(cwd, state);
-  running.gate.open(gateway(verify, track));
+  let stopping = false;
+  const listener = gateway(verify, track);
+  running.gate.open((request, response) => {
+    // Once stopping, a kept-alive connection ends after the answer it carries: the wait for in-flight
+    // requests below ends even while a client keeps sending.
+    if (stopping) response.setHeader('connection', 'close');
+    listener(request, response);
+  });
   source.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= (async () => {
-      // Stop taking requests and polling, let what is running finish, then close the emulators.
+      // Stop taking connections and let the requests being received or verified finish: a delivery
+      // they accept is on the queue while the poller still runs, and an idle poller's long poll takes it.
+      stopping = true;
       const closed = closeServer(server);
+      // A kept-alive connection may start another request meanwhile: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      // Then stop polling; the batch being processed finishes first.
       await source.stop();
-      await Promise.allSettled([...inFlight]);
       server.closeAllConnections();
       await closed;
       for (const client of Object.values(clients)) client.destroy();
