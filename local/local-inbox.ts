@@ -83,8 +83,6 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startLocalInbox(options: LocalInboxOptions): Promise<LocalInbox> {
   const { cwd } = options;
   const host = options.host ?? '127.0.0.1';
-  // One instance per project folder: refuse before taking the port or starting anything.
-  const lock = options.lock ?? acquireInstanceLock(cwd);
   // The gate answers from the moment the server listens; the gateway takes over once the pipeline is up.
   const gate = new StartupGate({
     holdMs: options.startupHoldMs ?? STARTUP_HOLD_MS,
@@ -94,9 +92,12 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
   // Node closes an idle kept-alive socket after 5 s, and a client reusing it at that moment gets
   // ECONNRESET; a longer idle timeout (API Gateway's is 60 s or more) makes that race rare under load.
   server.keepAliveTimeout = 65_000;
+  let lock: InstanceLock | undefined;
   let emulators: Emulators | undefined;
   let clients: AwsClients | undefined;
   try {
+    // One instance per project folder: refuse before taking the port or starting anything.
+    lock = options.lock ?? acquireInstanceLock(cwd);
     // Take the port first: if it is busy, fail before starting anything else.
     const port = await listen(server, options.port, host);
     emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
@@ -114,7 +115,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
       (running) => running.stop(),
       () => undefined,
     );
-    lock.release();
+    lock?.release();
     throw error;
   }
 }
