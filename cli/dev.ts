@@ -4,7 +4,14 @@ import pc from 'picocolors';
 import { loadProjectConfig, projectDir } from '../config/load';
 import { consoleLogger } from '../local/console-log';
 import { startEmulators } from '../local/emulators';
+import {
+  acquireInstanceLock,
+  type InstanceLock,
+  InstanceRunningError,
+  lockFilePath,
+} from '../local/instance-lock';
 import type { LocalInbox } from '../local/local-inbox';
+import { CliError } from './output';
 
 export interface DevOptions {
   port: number;
@@ -12,11 +19,26 @@ export interface DevOptions {
   cwd?: string;
 }
 
+/** The folder's instance lock, or a one-line error naming the instance that already runs here. */
+function takeFolder(cwd: string): InstanceLock {
+  try {
+    return acquireInstanceLock(cwd);
+  } catch (error) {
+    if (!(error instanceof InstanceRunningError)) throw error;
+    throw new CliError(
+      `another local instance is running in ${cwd}: pid ${error.pid}, ${error.gatewayUrl ?? 'still starting'}`,
+      `use that one, or stop it first; if it is not running, delete ${lockFilePath(cwd)}`,
+    );
+  }
+}
+
 export async function runDev(options: DevOptions): Promise<void> {
   const started = performance.now();
   const cwd = options.cwd ?? projectDir();
   const config = loadProjectConfig(cwd);
   const dataDir = options.dataDir ? resolve(cwd, options.dataDir) : undefined;
+  // Before anything starts: a second instance in this folder would take local.json from the first.
+  const lock = takeFolder(cwd);
   // The emulators load on their own thread while this one loads the SDK and the handlers.
   const emulators = startEmulators({ dataDir });
   emulators.catch(() => undefined); // awaited, and reported, by startLocalInbox
@@ -29,6 +51,7 @@ export async function runDev(options: DevOptions): Promise<void> {
       port: options.port,
       dataDir,
       emulators,
+      lock,
       logs: consoleLogger(),
     });
   } catch (error) {

@@ -3,6 +3,7 @@
 // the gateway URL, the resource names, SDK clients pointed at the right endpoints, and the secrets.
 import type { Config } from '../config';
 import type { AwsClients } from '../lambdas/adapters/clients';
+import { isAlive } from '../local/process-alive';
 import type { ProvisionedResources } from '../local/resources';
 import type { TargetOptions } from './options';
 import { CliError, UsageError } from './output';
@@ -39,16 +40,6 @@ export async function resolveTarget(options: TargetOptions, config: Config, cwd:
   }
   const { awsTarget } = await import('./aws');
   return awsTarget({ stack: options.stack, region: options.region, profile: options.profile }, config);
-}
-
-/** Whether a process is alive; EPERM means it is, under another user. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function localTarget(cwd: string): Promise<Target> {

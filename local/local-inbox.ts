@@ -1,10 +1,9 @@
 // The whole pipeline on one machine: emulators, resources from the stack's own settings, an API Gateway
 // emulation in front of the real verify handler, and an SQS event source in front of the real processor.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config';
 import { LAMBDA_DEFAULTS } from '../config/resources';
-import { MAX_BODY_BYTES_LIMIT } from '../config/schema';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-versions';
@@ -21,10 +20,12 @@ import { EVENT_HANDLERS, type EventDefinition } from '../lambdas/events';
 import { createProcessHandler } from '../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/create-handler';
 import { type Emulators, startEmulators } from './emulators';
+import { gateway } from './gateway';
+import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import { provisionResources } from './resources';
-import { restProxyEvent } from './rest-proxy-event';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
+import { StartupGate } from './startup-gate';
 import { type LocalState, removeLocalState, writeLocalState } from './state-file';
 
 export interface LocalInboxOptions {
@@ -43,6 +44,13 @@ export interface LocalInboxOptions {
    * handlers, so both load at once. Stopped with the inbox. @default started here
    */
   emulators?: Promise<Emulators>;
+  /**
+   * The project folder's lock, taken by a caller that starts the emulators first (the CLI), so a second
+   * instance is refused before it starts anything. Released with the inbox. @default taken here
+   */
+  lock?: InstanceLock;
+  /** How long a request that arrives while the inbox is starting waits for it before a 503. @default 10 s */
+  startupHoldMs?: number;
 }
 
 export interface LocalInbox {
@@ -60,70 +68,9 @@ export class PortInUseError extends Error {
   }
 }
 
-const PATH = /^\/webhooks\/[^/]+$/;
 const REGION = 'us-east-1';
-
-function reply(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
-}
-
-/** Reads the body, refusing more than API Gateway would pass to a Lambda. */
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES_LIMIT) {
-        resolve(undefined);
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(size > MAX_BODY_BYTES_LIMIT ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
-function gateway(verify: VerifyHandler, track: (p: Promise<unknown>) => void) {
-  return async (request: IncomingMessage, response: ServerResponse) => {
-    const path = (request.url ?? '/').split('?', 1)[0] as string;
-    // API Gateway answers these itself, without invoking the Lambda.
-    if (!PATH.test(path)) return reply(response, 404, { message: 'Not Found' });
-    if (request.method !== 'POST')
-      return reply(response, 405, { message: 'Method Not Allowed' }, { allow: 'POST' });
-    const body = await readBody(request);
-    if (!body) return reply(response, 413, { message: 'Request Entity Too Large' });
-    const headers: Record<string, string | string[]> = {};
-    for (let i = 0; i < request.rawHeaders.length; i += 2) {
-      const name = request.rawHeaders[i] as string;
-      const value = request.rawHeaders[i + 1] as string;
-      const existing = headers[name];
-      headers[name] =
-        existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
-    }
-    const event = restProxyEvent({
-      method: request.method,
-      path,
-      headers,
-      body,
-      sourceIp: request.socket.remoteAddress,
-      host: request.headers.host?.split(':')[0],
-    });
-    const invocation = verify(event, { awsRequestId: event.requestContext.requestId });
-    track(invocation);
-    const answer = await invocation;
-    response.writeHead(answer.statusCode, answer.headers);
-    response.end(answer.body);
-  };
-}
+const STARTUP_HOLD_MS = 10_000;
+const STARTUP_RETRY_AFTER_SECONDS = 5;
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -135,23 +82,54 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 export async function startLocalInbox(options: LocalInboxOptions): Promise<LocalInbox> {
-  const { config, cwd, logs } = options;
+  const { cwd } = options;
   const host = options.host ?? '127.0.0.1';
-  // Take the port first: if it is busy, fail before starting anything else.
+  // The gate answers from the moment the server listens; the gateway takes over once the pipeline is up.
+  const gate = new StartupGate({
+    holdMs: options.startupHoldMs ?? STARTUP_HOLD_MS,
+    retryAfterSeconds: STARTUP_RETRY_AFTER_SECONDS,
+  });
+  const server = createServer(gate.listen);
   // Node closes an idle kept-alive socket after 5 s, and a client reusing it at that moment gets
   // ECONNRESET; a longer idle timeout (API Gateway's is 60 s or more) makes that race rare under load.
-  const server = createServer();
   server.keepAliveTimeout = 65_000;
-  let port: number;
+  let lock: InstanceLock | undefined;
+  let emulators: Emulators | undefined;
+  let clients: AwsClients | undefined;
   try {
-    port = await listen(server, options.port, host);
+    // One instance per project folder: refuse before taking the port or starting anything.
+    lock = options.lock ?? acquireInstanceLock(cwd);
+    // Take the port first: if it is busy, fail before starting anything else.
+    const port = await listen(server, options.port, host);
+    emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
+    clients = createAwsClients({ ...emulators.endpoints, region: REGION });
+    const pipeline = await startPipeline(options, clients, emulators);
+    return serve({ ...pipeline, options, host, port, server, gate, emulators, clients, lock });
   } catch (error) {
-    await options.emulators?.then((started) => started.stop()).catch(() => undefined);
+    // Held requests get their 503 before the server closes; then everything started is stopped.
+    gate.fail();
+    await closeServer(server);
+    for (const client of Object.values(clients ?? {})) client.destroy();
+    // Emulators the caller is still starting are stopped once they are up.
+    const started = emulators ? Promise.resolve(emulators) : options.emulators;
+    await started?.then(
+      (running) => running.stop(),
+      () => undefined,
+    );
+    lock?.release();
     throw error;
   }
+}
 
-  const emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
-  const clients = createAwsClients({ ...emulators.endpoints, region: REGION });
+function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}
+
+/** The table, queues and bucket, and the handlers wired to them as the stack wires the Lambdas. */
+async function startPipeline(options: LocalInboxOptions, clients: AwsClients, emulators: Emulators) {
+  const { config, cwd, logs } = options;
   const resources = await provisionResources(clients, config);
   const secretsFile = secretsFilePath(cwd);
   ensureSecrets(secretsFile, config);
@@ -188,44 +166,67 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     functionTimeoutMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
     handler: processor,
   });
+  return { resources, secretsFile, verify, source };
+}
 
+interface Running extends Awaited<ReturnType<typeof startPipeline>> {
+  options: LocalInboxOptions;
+  host: string;
+  port: number;
+  server: Server;
+  gate: StartupGate;
+  emulators: Emulators;
+  clients: AwsClients;
+  lock: InstanceLock;
+}
+
+/** Opens the gate and the poller, records the instance in local.json, and returns how to stop it. */
+function serve(running: Running): LocalInbox {
+  const { options, server, source, clients, emulators, lock, verify } = running;
+  const { cwd } = options;
   const inFlight = new Set<Promise<unknown>>();
   const track = (promise: Promise<unknown>) => {
     inFlight.add(promise);
     promise.finally(() => inFlight.delete(promise)).catch(() => undefined);
   };
-  const handle = gateway(verify, track);
-  server.on('request', (request, response) => {
-    handle(request, response).catch(() => {
-      if (!response.headersSent) reply(response, 502, { message: 'Internal server error' });
-    });
-  });
-  source.start();
-
   const state: LocalState = {
     pid: process.pid,
-    gatewayUrl: `http://${host}:${port}`,
+    gatewayUrl: `http://${running.host}:${running.port}`,
     region: REGION,
     endpoints: emulators.endpoints,
-    ...resources,
-    secretsFile,
+    ...running.resources,
+    secretsFile: running.secretsFile,
     startedAt: new Date().toISOString(),
   };
+  // Written first: it is the one step here that can fail, and nothing runs yet that would need stopping.
   writeLocalState(cwd, state);
+  let stopping = false;
+  const listener = gateway(verify, track);
+  running.gate.open((request, response) => {
+    // Once stopping, a kept-alive connection ends after the answer it carries: the wait for in-flight
+    // requests below ends even while a client keeps sending.
+    if (stopping) response.setHeader('connection', 'close');
+    listener(request, response);
+  });
+  source.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= (async () => {
-      // Stop taking requests and polling, let what is running finish, then close the emulators.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Stop taking connections and let the requests being received or verified finish: a delivery
+      // they accept is on the queue while the poller still runs, and an idle poller's long poll takes it.
+      stopping = true;
+      const closed = closeServer(server);
+      // A kept-alive connection may start another request meanwhile: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      // Then stop polling; the batch being processed finishes first.
       await source.stop();
-      await Promise.allSettled([...inFlight]);
       server.closeAllConnections();
       await closed;
       for (const client of Object.values(clients)) client.destroy();
       await emulators.stop();
       removeLocalState(cwd);
+      lock.release();
     })();
     return stopped;
   };

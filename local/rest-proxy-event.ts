@@ -18,6 +18,18 @@ export interface RawHttpRequest {
 
 const ROUTE = /^\/webhooks\/([^/]+)$/;
 
+/**
+ * The path segment as the provider id, or undefined for a malformed escape (`%`, `%ZZ`): such a path names
+ * no provider, so the verify handler answers it 404 like any unknown one instead of the gateway failing.
+ */
+function providerSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export function restProxyEvent(request: RawHttpRequest): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
@@ -28,7 +40,7 @@ export function restProxyEvent(request: RawHttpRequest): APIGatewayProxyEvent {
     headers[name] = values[values.length - 1] as string;
   }
   const match = ROUTE.exec(request.path);
-  const provider = match ? decodeURIComponent(match[1] as string) : undefined;
+  const provider = match ? providerSegment(match[1] as string) : undefined;
   const requestId = randomUUID();
   return {
     resource: '/webhooks/{provider}',

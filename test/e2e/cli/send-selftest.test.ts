@@ -1,7 +1,9 @@
 // `send` and `selftest` against a running local instance, through the real command line.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import type { LocalInbox } from '../../../local/local-inbox';
 import { CLI_TIMEOUT_MS, json, makeProject, runCli, startInstance } from './helpers';
 
@@ -18,7 +20,7 @@ interface SelftestResult {
   providers: {
     provider: string;
     passed: boolean;
-    checks: { id: string; result: 'pass' | 'fail' | 'skip'; got: string }[];
+    checks: { id: string; result: 'pass' | 'fail' | 'skip'; got: string; expected: string }[];
   }[];
 }
 
@@ -129,6 +131,50 @@ describe('webhook-inbox selftest', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
       'pass',
     ]);
     expect(outcome('github', 'conflict')).toBe('skip');
+  });
+
+  it('fails "processed exactly once", with exit 1, when the delivery is processed again while the drill watches', async () => {
+    // Stands in for a second processing: every processed GitHub record from now on gets a new
+    // processedAt every 100 ms. Its status stays `processed` throughout.
+    const since = Date.now();
+    const records = new DynamoInbox(inbox.clients.dynamodb, inbox.state.tableName);
+    let drilling = true;
+    const reprocess = (async () => {
+      while (drilling) {
+        const processed = await records.list({
+          provider: 'github',
+          status: 'processed',
+          sinceMs: since,
+          limit: 10,
+        });
+        for (const record of processed) {
+          await inbox.clients.dynamodb.send(
+            new UpdateItemCommand({
+              TableName: inbox.state.tableName,
+              Key: { pk: { S: record.pk } },
+              UpdateExpression: 'SET processedAt = :at',
+              ExpressionAttributeValues: { ':at': { S: new Date().toISOString() } },
+            }),
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    let run: Awaited<ReturnType<typeof runCli>>;
+    try {
+      run = await runCli(project.dir, ['selftest', 'github', '--json']);
+    } finally {
+      drilling = false;
+      await reprocess;
+    }
+    const result = json<SelftestResult>(run);
+    const check = (id: string) => result.providers[0]?.checks.find((c) => c.id === id);
+    expect(run.code).toBe(1);
+    expect(result.passed).toBe(false);
+    expect(check('accepted')?.result).toBe('pass');
+    expect(check('duplicate')?.result).toBe('pass');
+    expect(check('processed')).toMatchObject({ result: 'fail', expected: 'processed, then unchanged' });
+    expect(check('processed')?.got).toMatch(/^processed, then processed again \(processedAt /);
   });
 
   it('fails, with exit 1, against an endpoint that has another secret', async () => {
