@@ -73,7 +73,10 @@ describe('the README retry table matches the template', () => {
     const bucket = Object.values(resourcesOf(template, 'AWS::S3::Bucket'))
       .map((b) => b.Properties ?? {})
       .find((b) => b.LifecycleConfiguration);
-    const rules = (bucket?.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] }).Rules;
+    const lifecycle = bucket?.LifecycleConfiguration as
+      | { Rules: { ExpirationInDays?: number }[] }
+      | undefined;
+    const rules = lifecycle?.Rules ?? [];
     const days = rules.find((rule) => rule.ExpirationInDays !== undefined)?.ExpirationInDays;
     expect(firstNumber(table['payload object expiry'])).toBe(days);
     expect((days as number) * 86_400).toBeGreaterThan(2 * (queues().dlq.MessageRetentionPeriod as number));
