@@ -14,7 +14,7 @@ import { PermanentError } from '../events/errors';
 import type { Envelope } from './envelope';
 import { parseEnvelope } from './envelope-schema';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
-import { inboxKey } from './inbox';
+import { inboxKey, type LeaseOutcome } from './inbox';
 import { payloadNeedsRefresh } from './payload-lifetime';
 import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
@@ -149,27 +149,9 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const provider = providerById(deps.config, envelope.provider);
   const token = randomUUID();
 
-  let lease: Awaited<ReturnType<Inbox['beginProcessing']>>;
+  let lease: LeaseOutcome;
   try {
-    lease = await deps.inbox.beginProcessing(
-      pk,
-      {
-        provider: envelope.provider,
-        dedupKey: envelope.dedupkey,
-        payloadSha256: envelope.payloadsha256,
-        eventType: envelope.type,
-        deliveryId: envelope.deliveryid,
-        expiresAt: Math.floor(nowMs / 1000) + (provider?.dedupTtlSeconds ?? 7 * 86_400),
-      },
-      {
-        token,
-        messageId: record.messageId,
-        receiveCount: record.receiveCount,
-        payloadSha256: envelope.payloadsha256,
-        leaseMs: deps.leaseMs,
-        nowMs,
-      },
-    );
+    lease = await takeLease(deps, record, envelope, token, nowMs);
   } catch (error) {
     return failedWithoutLease(deps, record, facts, classify(error).code);
   }
@@ -276,6 +258,36 @@ function versionGuard(deps: ProcessDeps, envelope: Envelope) {
     },
     allStale: () => asked > 0 && accepted === 0,
   };
+}
+
+/** The processing lease for this receive, the record recreated from the message if TTL deleted it. */
+function takeLease(
+  deps: ProcessDeps,
+  record: QueueRecord,
+  envelope: Envelope,
+  token: string,
+  nowMs: number,
+): Promise<LeaseOutcome> {
+  const provider = providerById(deps.config, envelope.provider);
+  return deps.inbox.beginProcessing(
+    inboxKey(envelope.provider, envelope.dedupkey),
+    {
+      provider: envelope.provider,
+      dedupKey: envelope.dedupkey,
+      payloadSha256: envelope.payloadsha256,
+      eventType: envelope.type,
+      deliveryId: envelope.deliveryid,
+      expiresAt: Math.floor(nowMs / 1000) + (provider?.dedupTtlSeconds ?? 7 * 86_400),
+    },
+    {
+      token,
+      messageId: record.messageId,
+      receiveCount: record.receiveCount,
+      payloadSha256: envelope.payloadsha256,
+      leaseMs: deps.leaseMs,
+      nowMs,
+    },
+  );
 }
 
 async function markProcessed(
