@@ -11,7 +11,7 @@ import type { Config } from '../config';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
 import { CliError, describeError } from './output';
-import type { SecretStore, Target } from './target';
+import type { SecretStore, Target } from './target-types';
 
 const REQUIRED = [
   STACK_OUTPUTS.apiUrl,
