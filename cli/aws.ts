@@ -1,7 +1,6 @@
-// The deployed-stack side of the CLI: the stack's outputs (DescribeStacks) and provider secrets in Secrets
-// Manager. SQS's own DLQ redrive (StartMessageMoveTask) is in the SQS adapter (sqs-queue-ops.ts). The only CLI module that calls the AWS SDK
-// directly; everything else goes through the adapters in lambdas/adapters.
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+// The deployed-stack side of the CLI: a Target built from the stack's outputs, with the provider secrets
+// in Secrets Manager. The SDK calls are the adapters' (lambdas/adapters/stack-outputs.ts, ...); what is
+// left here is the CLI's part: which outputs a stack must have, and the messages and hints for failures.
 import {
   GetSecretValueCommand,
   PutSecretValueCommand,
@@ -9,7 +8,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import type { Config } from '../config';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
-import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
+import { type AwsClients, createAwsClients, createCloudFormationClient } from '../lambdas/adapters/clients';
+import { readStackOutputs } from '../lambdas/adapters/stack-outputs';
+import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
 import type { SecretStore, Target } from './target-types';
 
@@ -23,13 +24,19 @@ const REQUIRED = [
   STACK_OUTPUTS.bucketName,
 ] as const;
 
+/** The SDK's own error behind an adapter's: its words are what the messages quote (and people search for). */
+function sdkError(error: unknown): unknown {
+  return error instanceof WebhookInboxError && error.cause !== undefined ? error.cause : error;
+}
+
 function awsFailure(action: string, error: unknown, hint?: string): CliError {
-  const name = error instanceof Error ? error.name : '';
+  const cause = sdkError(error);
+  const name = cause instanceof Error ? cause.name : '';
   const credentials = /Credential|ExpiredToken|UnrecognizedClient|InvalidClientTokenId|SSO/i.test(
-    `${name} ${describeError(error)}`,
+    `${name} ${describeError(cause)}`,
   );
   return new CliError(
-    `${action}: ${describeError(error)}`,
+    `${action}: ${describeError(cause)}`,
     credentials ? 'check your AWS credentials (--profile NAME, or `aws sso login`)' : hint,
   );
 }
@@ -40,26 +47,18 @@ export async function awsTarget(
 ): Promise<Target> {
   // The default credential chain reads AWS_PROFILE; set it before any client exists.
   if (options.profile) process.env.AWS_PROFILE = options.profile;
-  const cloudformation = new CloudFormationClient(options.region ? { region: options.region } : {});
+  const cloudformation = createCloudFormationClient(options.region ? { region: options.region } : {});
   let region: string;
   let outputs: Record<string, string>;
   try {
-    region = await cloudformation.config.region();
-    const { Stacks: stacks = [] } = await cloudformation.send(
-      new DescribeStacksCommand({ StackName: options.stack }),
-    );
-    const stack = stacks[0];
-    if (!stack) throw new Error(`stack ${options.stack} not found`);
-    outputs = Object.fromEntries(
-      (stack.Outputs ?? []).flatMap((o) =>
-        o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [],
-      ),
-    );
+    ({ region, outputs } = await readStackOutputs(cloudformation, options.stack));
   } catch (error) {
     throw awsFailure(
       `cannot read stack ${options.stack}`,
       error,
-      /region/i.test(describeError(error)) ? 'pass --region' : 'check the stack name, --region and --profile',
+      /region/i.test(describeError(sdkError(error)))
+        ? 'pass --region'
+        : 'check the stack name, --region and --profile',
     );
   } finally {
     cloudformation.destroy();
