@@ -1,14 +1,12 @@
 // The deployed-stack side of the CLI: a Target built from the stack's outputs, with the provider secrets
-// in Secrets Manager. The SDK calls are the adapters' (lambdas/adapters/stack-outputs.ts, ...); what is
-// left here is the CLI's part: which outputs a stack must have, and the messages and hints for failures.
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  type SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+// in Secrets Manager. The SDK calls are the adapters' (stack-outputs.ts, secrets-manager-store.ts in
+// lambdas/adapters); what is left here is the CLI's part: which outputs a stack must have, where each
+// provider's secret is, and the messages and hints for failures.
 import type { Config } from '../config';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
 import { type AwsClients, createAwsClients, createCloudFormationClient } from '../lambdas/adapters/clients';
+import type { SecretStage } from '../lambdas/adapters/secrets';
+import { SECRET_STAGES, SecretsManagerStore } from '../lambdas/adapters/secrets-manager-store';
 import { readStackOutputs } from '../lambdas/adapters/stack-outputs';
 import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
@@ -41,6 +39,17 @@ function awsFailure(action: string, error: unknown, hint?: string): CliError {
   );
 }
 
+/** A failed read of the stack's outputs (readStackOutputs), as the CLI reports it. */
+export function stackReadFailure(stack: string, error: unknown): CliError {
+  return awsFailure(
+    `cannot read stack ${stack}`,
+    error,
+    /region/i.test(describeError(sdkError(error)))
+      ? 'pass --region'
+      : 'check the stack name, --region and --profile',
+  );
+}
+
 export async function awsTarget(
   options: { stack: string; region?: string; profile?: string },
   config: Config,
@@ -53,13 +62,7 @@ export async function awsTarget(
   try {
     ({ region, outputs } = await readStackOutputs(cloudformation, options.stack));
   } catch (error) {
-    throw awsFailure(
-      `cannot read stack ${options.stack}`,
-      error,
-      /region/i.test(describeError(sdkError(error)))
-        ? 'pass --region'
-        : 'check the stack name, --region and --profile',
-    );
+    throw stackReadFailure(options.stack, error);
   } finally {
     cloudformation.destroy();
   }
@@ -103,7 +106,7 @@ export async function awsTarget(
     endpointUrl: (provider) =>
       outputs[`${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`] ??
       `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
-    secrets: secretsManagerStore(async () => (await getClients()).secrets, secretArn),
+    secrets: stackSecrets(async () => new SecretsManagerStore((await getClients()).secrets), secretArn),
     clients: getClients,
     close: () => {
       for (const client of Object.values(clients ?? {})) client.destroy();
@@ -111,37 +114,29 @@ export async function awsTarget(
   };
 }
 
-function secretsManagerStore(
-  client: () => Promise<SecretsManagerClient>,
+/** The SecretStore of a stack: each provider's secret in Secrets Manager, through SecretsManagerStore. */
+export function stackSecrets(
+  store: () => Promise<SecretsManagerStore>,
   secretArn: (provider: string) => string,
 ): SecretStore {
-  const version = async (provider: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS') => {
+  // secretArn's own CliError is reported inside these messages too, as it always was.
+  const read = async (provider: string, stage: SecretStage) => {
     try {
-      const { SecretString } = await (await client()).send(
-        new GetSecretValueCommand({ SecretId: secretArn(provider), VersionStage: stage }),
-      );
-      return SecretString;
+      return await (await store()).read(secretArn(provider), stage);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ResourceNotFoundException') return undefined;
       throw awsFailure(`cannot read the ${stage} secret of ${provider}`, error);
     }
   };
   const list = async (provider: string) => {
-    const [current, previous] = await Promise.all([
-      version(provider, 'AWSCURRENT'),
-      version(provider, 'AWSPREVIOUS'),
-    ]);
-    return [current, previous].filter((s): s is string => typeof s === 'string');
+    const versions = await Promise.all(SECRET_STAGES.map((stage) => read(provider, stage)));
+    return versions.filter((s): s is string => typeof s === 'string');
   };
   return {
     location: secretArn,
     list,
     rotate: async (provider, value) => {
       try {
-        // Secrets Manager moves AWSCURRENT to the new version and AWSPREVIOUS to the old one.
-        await (await client()).send(
-          new PutSecretValueCommand({ SecretId: secretArn(provider), SecretString: value }),
-        );
+        await (await store()).put(secretArn(provider), value);
       } catch (error) {
         throw awsFailure(`cannot store the new secret of ${provider}`, error);
       }
