@@ -1,17 +1,16 @@
-// The deployed-stack side of the CLI: the stack's outputs (DescribeStacks) and provider secrets in Secrets
-// Manager. SQS's own DLQ redrive (StartMessageMoveTask) is in the SQS adapter (sqs-queue-ops.ts). The only CLI module that calls the AWS SDK
-// directly; everything else goes through the adapters in lambdas/adapters.
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import {
-  GetSecretValueCommand,
-  PutSecretValueCommand,
-  type SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+// The deployed-stack side of the CLI: a Target built from the stack's outputs, with the provider secrets
+// in Secrets Manager. The SDK calls are the adapters' (stack-outputs.ts, secrets-manager-store.ts in
+// lambdas/adapters); what is left here is the CLI's part: which outputs a stack must have, where each
+// provider's secret is, and the messages and hints for failures.
 import type { Config } from '../config';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
-import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
+import { type AwsClients, createAwsClients, createCloudFormationClient } from '../lambdas/adapters/clients';
+import type { SecretStage } from '../lambdas/adapters/secrets';
+import { SECRET_STAGES, SecretsManagerStore } from '../lambdas/adapters/secrets-manager-store';
+import { readStackOutputs } from '../lambdas/adapters/stack-outputs';
+import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
-import type { SecretStore, Target } from './target';
+import type { SecretStore, Target } from './target-types';
 
 const REQUIRED = [
   STACK_OUTPUTS.apiUrl,
@@ -23,14 +22,31 @@ const REQUIRED = [
   STACK_OUTPUTS.bucketName,
 ] as const;
 
+/** The SDK's own error behind an adapter's: its words are what the messages quote (and people search for). */
+function sdkError(error: unknown): unknown {
+  return error instanceof WebhookInboxError && error.cause !== undefined ? error.cause : error;
+}
+
 function awsFailure(action: string, error: unknown, hint?: string): CliError {
-  const name = error instanceof Error ? error.name : '';
+  const cause = sdkError(error);
+  const name = cause instanceof Error ? cause.name : '';
   const credentials = /Credential|ExpiredToken|UnrecognizedClient|InvalidClientTokenId|SSO/i.test(
-    `${name} ${describeError(error)}`,
+    `${name} ${describeError(cause)}`,
   );
   return new CliError(
-    `${action}: ${describeError(error)}`,
+    `${action}: ${describeError(cause)}`,
     credentials ? 'check your AWS credentials (--profile NAME, or `aws sso login`)' : hint,
+  );
+}
+
+/** A failed read of the stack's outputs (readStackOutputs), as the CLI reports it. */
+export function stackReadFailure(stack: string, error: unknown): CliError {
+  return awsFailure(
+    `cannot read stack ${stack}`,
+    error,
+    /region/i.test(describeError(sdkError(error)))
+      ? 'pass --region'
+      : 'check the stack name, --region and --profile',
   );
 }
 
@@ -40,27 +56,13 @@ export async function awsTarget(
 ): Promise<Target> {
   // The default credential chain reads AWS_PROFILE; set it before any client exists.
   if (options.profile) process.env.AWS_PROFILE = options.profile;
-  const cloudformation = new CloudFormationClient(options.region ? { region: options.region } : {});
+  const cloudformation = createCloudFormationClient(options.region ? { region: options.region } : {});
   let region: string;
   let outputs: Record<string, string>;
   try {
-    region = await cloudformation.config.region();
-    const { Stacks: stacks = [] } = await cloudformation.send(
-      new DescribeStacksCommand({ StackName: options.stack }),
-    );
-    const stack = stacks[0];
-    if (!stack) throw new Error(`stack ${options.stack} not found`);
-    outputs = Object.fromEntries(
-      (stack.Outputs ?? []).flatMap((o) =>
-        o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [],
-      ),
-    );
+    ({ region, outputs } = await readStackOutputs(cloudformation, options.stack));
   } catch (error) {
-    throw awsFailure(
-      `cannot read stack ${options.stack}`,
-      error,
-      /region/i.test(describeError(error)) ? 'pass --region' : 'check the stack name, --region and --profile',
-    );
+    throw stackReadFailure(options.stack, error);
   } finally {
     cloudformation.destroy();
   }
@@ -104,7 +106,7 @@ export async function awsTarget(
     endpointUrl: (provider) =>
       outputs[`${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`] ??
       `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
-    secrets: secretsManagerStore(async () => (await getClients()).secrets, secretArn),
+    secrets: stackSecrets(async () => new SecretsManagerStore((await getClients()).secrets), secretArn),
     clients: getClients,
     close: () => {
       for (const client of Object.values(clients ?? {})) client.destroy();
@@ -112,37 +114,29 @@ export async function awsTarget(
   };
 }
 
-function secretsManagerStore(
-  client: () => Promise<SecretsManagerClient>,
+/** The SecretStore of a stack: each provider's secret in Secrets Manager, through SecretsManagerStore. */
+export function stackSecrets(
+  store: () => Promise<SecretsManagerStore>,
   secretArn: (provider: string) => string,
 ): SecretStore {
-  const version = async (provider: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS') => {
+  // secretArn's own CliError is reported inside these messages too, as it always was.
+  const read = async (provider: string, stage: SecretStage) => {
     try {
-      const { SecretString } = await (await client()).send(
-        new GetSecretValueCommand({ SecretId: secretArn(provider), VersionStage: stage }),
-      );
-      return SecretString;
+      return await (await store()).read(secretArn(provider), stage);
     } catch (error) {
-      if (error instanceof Error && error.name === 'ResourceNotFoundException') return undefined;
       throw awsFailure(`cannot read the ${stage} secret of ${provider}`, error);
     }
   };
   const list = async (provider: string) => {
-    const [current, previous] = await Promise.all([
-      version(provider, 'AWSCURRENT'),
-      version(provider, 'AWSPREVIOUS'),
-    ]);
-    return [current, previous].filter((s): s is string => typeof s === 'string');
+    const versions = await Promise.all(SECRET_STAGES.map((stage) => read(provider, stage)));
+    return versions.filter((s): s is string => typeof s === 'string');
   };
   return {
     location: secretArn,
     list,
     rotate: async (provider, value) => {
       try {
-        // Secrets Manager moves AWSCURRENT to the new version and AWSPREVIOUS to the old one.
-        await (await client()).send(
-          new PutSecretValueCommand({ SecretId: secretArn(provider), SecretString: value }),
-        );
+        await (await store()).put(secretArn(provider), value);
       } catch (error) {
         throw awsFailure(`cannot store the new secret of ${provider}`, error);
       }

@@ -7,7 +7,7 @@ import { describeMessage, entriesTable, envelopeOf, str, withInboxFacts } from '
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
 import { CliError, describeError, details, formatAge, print, printJson, UsageError } from './output';
 import { type Opened, runRedrive } from './redrive';
-import type { Target } from './target';
+import type { Target } from './target-types';
 
 async function open(options: TargetOptions): Promise<Opened> {
   const { loadProject } = await import('./context');

@@ -7,7 +7,7 @@ import type { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { type DlqEntry, describeMessage, entriesTable } from './dlq-entry';
 import type { JsonOption } from './options';
 import { CliError, describeError, print, printJson } from './output';
-import type { Target } from './target';
+import type { Target } from './target-types';
 
 /** A target opened for the DLQ tools: its queues and its inbox, through the adapters. */
 export interface Opened {

@@ -4,32 +4,9 @@
 import type { Config } from '../config';
 import type { AwsClients } from '../lambdas/adapters/clients';
 import { isAlive } from '../local/process-alive';
-import type { ProvisionedResources } from '../local/resources';
 import type { TargetOptions } from './options';
 import { CliError, UsageError } from './output';
-
-export interface SecretStore {
-  /** Where the secrets live, for messages: a file path or a secret ARN. */
-  location(provider: string): string;
-  /** Newest first: the one a provider signs with now, then the previous one(s) still accepted. */
-  list(provider: string): Promise<string[]>;
-  /** Stores `value` as the new current secret; the current one stays accepted as the previous one. */
-  rotate(provider: string, value: string): Promise<string[]>;
-}
-
-export interface Target extends ProvisionedResources {
-  kind: 'local' | 'aws';
-  /** For messages: `local instance at http://127.0.0.1:3000` or `stack my-inbox (eu-west-1)`. */
-  description: string;
-  gatewayUrl: string;
-  region: string;
-  /** The URL to register with the provider. */
-  endpointUrl(provider: string): string;
-  secrets: SecretStore;
-  /** SDK clients for the target, built on first use. */
-  clients(): Promise<AwsClients>;
-  close(): void;
-}
+import type { Target } from './target-types';
 
 export async function resolveTarget(options: TargetOptions, config: Config, cwd: string): Promise<Target> {
   if (options.stack === undefined) {

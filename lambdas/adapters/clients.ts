@@ -1,6 +1,7 @@
 // The AWS SDK clients, built once per process (Lambda cold start, local mode, CLI, a test file) and passed
 // to the adapters. Nothing else constructs a client, so every caller can point the same code at AWS or at
 // the emulators.
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -86,4 +87,9 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
       ...(options.s3 === undefined ? {} : { forcePathStyle: true }),
     }),
   };
+}
+
+/** The CLI's, for a stack's outputs (`--stack NAME`). Apart from AwsClients: it is needed before the region is known. */
+export function createCloudFormationClient(options: AwsClientOptions = {}): CloudFormationClient {
+  return new CloudFormationClient(commonConfig(options, undefined));
 }

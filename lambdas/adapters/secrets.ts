@@ -2,7 +2,11 @@
 // per provider. The cache is also the outage plan: a warm Lambda keeps verifying while Secrets Manager is
 // down, and a forced refresh (a bad signature right after a rotation) is rate-limited so a flood of
 // forgeries cannot become a flood of GetSecretValue calls.
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  type GetSecretValueCommandOutput,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { DependencyError } from '../core/errors';
 import { type Clock, type SecretSource, systemClock } from '../core/ports';
 import { isAwsError } from './dependency-call';
@@ -87,16 +91,29 @@ export class SecretsManagerSource implements SecretSource {
   }
 
   /** The secret text of one staging label, or undefined if that version does not exist. */
-  private async version(secretId: string, stage: 'AWSCURRENT' | 'AWSPREVIOUS'): Promise<string | undefined> {
-    try {
-      const output = await this.client.send(
-        new GetSecretValueCommand({ SecretId: secretId, VersionStage: stage }),
-      );
-      // A binary-only secret has no text: '' makes the scheme fail closed instead of skipping the version.
-      return output.SecretString ?? '';
-    } catch (error) {
-      if (isAwsError(error, 'ResourceNotFoundException')) return undefined;
-      throw error;
-    }
+  private async version(secretId: string, stage: SecretStage): Promise<string | undefined> {
+    const output = await getSecretStage(this.client, secretId, stage);
+    // A binary-only secret has no text: '' makes the scheme fail closed instead of skipping the version.
+    return output && (output.SecretString ?? '');
+  }
+}
+
+/** AWSCURRENT is the version in use; AWSPREVIOUS exists only after a rotation, until the next one. */
+export type SecretStage = 'AWSCURRENT' | 'AWSPREVIOUS';
+
+/**
+ * One staging label's version, or undefined if there is none (no rotation yet for AWSPREVIOUS, or no such
+ * secret). Any other failure is thrown as the SDK's: each caller decides what a failure means to it.
+ */
+export async function getSecretStage(
+  client: SecretsManagerClient,
+  secretId: string,
+  stage: SecretStage,
+): Promise<GetSecretValueCommandOutput | undefined> {
+  try {
+    return await client.send(new GetSecretValueCommand({ SecretId: secretId, VersionStage: stage }));
+  } catch (error) {
+    if (isAwsError(error, 'ResourceNotFoundException')) return undefined;
+    throw error;
   }
 }

@@ -7,15 +7,29 @@ export class WebhookInboxError extends Error {
   }
 }
 
-/** A dependency (DynamoDB, SQS, S3, Secrets Manager) failed. Retryable: the verify handler answers 503. */
+/**
+ * A dependency (DynamoDB, SQS, S3, Secrets Manager; CloudFormation for the CLI) failed. Retryable: the
+ * verify handler answers 503.
+ */
 export class DependencyError extends WebhookInboxError {
   constructor(
-    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets',
+    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'cloudformation',
     readonly operation: string,
     options?: ErrorOptions,
   ) {
     super(`${dependency} ${operation} failed`, options);
     this.name = 'DependencyError';
+  }
+}
+
+/** The CLI's `--stack NAME` names no stack in the region. `cause` is AWS's refusal, when it sent one. */
+export class StackNotFoundError extends WebhookInboxError {
+  constructor(
+    readonly stackName: string,
+    options?: ErrorOptions,
+  ) {
+    super(`stack ${stackName} not found`, options);
+    this.name = 'StackNotFoundError';
   }
 }
 

@@ -5,7 +5,7 @@
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { type Opened, redriveOnAws } from '../../../cli/redrive';
-import type { Target } from '../../../cli/target';
+import type { Target } from '../../../cli/target-types';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import type { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';

@@ -1,56 +1,12 @@
-// SecretsManagerSource over a real SecretsManagerClient whose GetSecretValue is answered by a middleware:
-// there is no Secrets Manager emulator, so this one adapter is unit-tested against a fake.
-import {
-  type GetSecretValueCommandInput,
-  ResourceNotFoundException,
-  SecretsManagerClient,
-} from '@aws-sdk/client-secrets-manager';
+// SecretsManagerSource over a real SecretsManagerClient whose GetSecretValue is answered by a middleware
+// (test/support/fake-secrets-manager.ts): there is no Secrets Manager emulator.
 import { describe, expect, it } from 'vitest';
 import { SecretsManagerSource } from '../../../../lambdas/adapters/secrets';
 import { DependencyError } from '../../../../lambdas/core/errors';
-import { injectFault, serviceUnavailable } from '../../../support/faults';
+import { type FakeSecretVersions, fakeSecretsManager } from '../../../support/fake-secrets-manager';
+import { injectFault } from '../../../support/faults';
 
 const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:webhook-inbox/github-AbCdEf';
-
-interface Versions {
-  current?: string;
-  previous?: string;
-}
-
-function fakeSecretsManager(initial: Record<string, Versions>) {
-  const secrets = new Map(Object.entries(initial));
-  const calls: string[] = [];
-  /** Stages whose reads fail as a throttled or broken Secrets Manager would. */
-  const failingStages = new Set<string>();
-  const client = new SecretsManagerClient({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'unit', secretAccessKey: 'unit' },
-  });
-  client.middlewareStack.add(
-    (_next: unknown, context: { commandName?: string }) => async (args: { input: object }) => {
-      if (context.commandName !== 'GetSecretValueCommand')
-        throw new Error(`unexpected ${context.commandName}`);
-      const { SecretId: id = '', VersionStage: stage } = args.input as GetSecretValueCommandInput;
-      calls.push(`${id}:${stage}`);
-      if (failingStages.has(stage ?? 'AWSCURRENT')) throw serviceUnavailable();
-      const value = secrets.get(id)?.[stage === 'AWSPREVIOUS' ? 'previous' : 'current'];
-      if (value === undefined) {
-        throw new ResourceNotFoundException({ message: `no ${stage} for ${id}`, $metadata: {} });
-      }
-      return { output: { SecretString: value, $metadata: {} }, response: {} };
-    },
-    { step: 'initialize', name: 'fake-secrets-manager' },
-  );
-  return {
-    client,
-    calls,
-    failingStages,
-    /** What a rotation does: the new value becomes AWSCURRENT, the old one AWSPREVIOUS. */
-    rotate(id: string, next: string) {
-      secrets.set(id, { current: next, previous: secrets.get(id)?.current });
-    },
-  };
-}
 
 function manualClock(start = 1_000_000) {
   let now = start;
@@ -62,7 +18,7 @@ function manualClock(start = 1_000_000) {
   };
 }
 
-function setup(versions: Versions = { current: 'new-secret', previous: 'old-secret' }) {
+function setup(versions: FakeSecretVersions = { current: 'new-secret', previous: 'old-secret' }) {
   const fake = fakeSecretsManager({ [ARN]: versions });
   const clock = manualClock();
   const source = new SecretsManagerSource(
