@@ -64,27 +64,35 @@ function create(path: string, pid: number): boolean {
   }
 }
 
+/** Waits a moment without giving the event loop away: the lock is taken before anything else runs. */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
- * Moves a stale lock out of the way. Another instance may have taken it over between our read and the
- * rename; what we moved is then its live lock, and it goes back (the link fails only if yet another lock
- * has appeared, which then holds the folder).
+ * Replaces a stale lock with ours. Instances that found the same stale lock take turns through a second,
+ * short-lived lock (`local.lock.takeover`); the one that gets it checks the lock is still the stale one
+ * and renames its own over it in one step, so the lock file is never absent and no one else can create
+ * one meanwhile. Returns false if another instance holds the takeover or took the lock over first.
  */
-function removeStale(path: string, stalePid: number): void {
-  const aside = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.stale`;
+function takeOver(path: string, stalePid: number, pid: number): boolean {
+  const mutex = `${path}.takeover`;
+  if (!create(mutex, pid)) {
+    const holder = holderOf(mutex);
+    // A takeover whose instance died midway (a crash within a few system calls): clear it for the next round.
+    if (holder !== undefined && holder !== pid && !(holder > 0 && isAlive(holder)))
+      rmSync(mutex, { force: true });
+    return false;
+  }
   try {
-    renameSync(path, aside);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // someone else removed it
-    throw error;
+    if (holderOf(path) !== stalePid) return false;
+    const draft = `${path}.${pid}.${randomUUID().slice(0, 8)}`;
+    writeFileSync(draft, `${pid}\n`, { flag: 'wx' });
+    renameSync(draft, path);
+    return true;
+  } finally {
+    rmSync(mutex, { force: true });
   }
-  if (holderOf(aside) !== stalePid) {
-    try {
-      linkSync(aside, path);
-    } catch {
-      // A newer lock is in place: it holds the folder, and the next attempt reads it.
-    }
-  }
-  rmSync(aside, { force: true });
 }
 
 /**
@@ -107,24 +115,26 @@ export function acquireInstanceLock(cwd: string): InstanceLock {
   const { pid } = process;
   const path = lockFilePath(cwd);
   mkdirSync(join(cwd, STATE_DIR), { recursive: true });
-  // Each round either takes the lock, finds a live holder, or clears a stale one; a few rounds cover
-  // instances starting at the same moment over a stale lock.
-  for (let round = 0; round < 5; round++) {
-    if (create(path, pid)) {
-      held.add(path);
-      return {
-        path,
-        release: () => {
-          if (!held.delete(path)) return;
-          if (holderOf(path) === pid) rmSync(path, { force: true });
-        },
-      };
-    }
+  const taken = (): InstanceLock => {
+    held.add(path);
+    return {
+      path,
+      release: () => {
+        if (!held.delete(path)) return;
+        if (holderOf(path) === pid) rmSync(path, { force: true });
+      },
+    };
+  };
+  // Each round takes the lock, finds a live holder, or takes a stale one over; the rounds cover instances
+  // starting at the same moment over a stale lock, which take turns at the takeover.
+  for (let round = 0; round < 100; round++) {
+    if (create(path, pid)) return taken();
     const holder = holderOf(path);
     if (holder === undefined) continue; // released meanwhile
     const live = holder === pid ? held.has(path) : holder > 0 && isAlive(holder);
     if (live) throw new InstanceRunningError(holder, runningUrl(cwd, holder));
-    removeStale(path, holder);
+    if (takeOver(path, holder, pid)) return taken();
+    pause(10);
   }
   throw new Error(`could not take ${path}: other instances keep starting in ${cwd}`);
 }

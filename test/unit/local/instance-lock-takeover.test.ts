@@ -1,7 +1,7 @@
 // Taking over a stale instance lock while another instance does the same: the other one may take it over
-// between our reading the stale pid and our removing the file. This fixes that interleaving (which the
-// race between real processes hits only now and then) by letting the other instance act at exactly that
-// moment, just before the lock file is first moved or removed.
+// between our reading the stale pid and our turn at the takeover. This fixes that interleaving (which the
+// race between real processes hits only now and then) by letting the other instance finish its takeover at
+// exactly that moment, just before ours creates the takeover lock.
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,13 +20,10 @@ vi.mock('node:fs', async (importOriginal) => {
   };
   return {
     ...real,
-    renameSync: (from: fs.PathLike, to: fs.PathLike) => {
-      before(from);
-      real.renameSync(from, to);
-    },
-    rmSync: (path: fs.PathLike, options?: fs.RmOptions) => {
-      before(path);
-      real.rmSync(path, options);
+    // The takeover lock is created by linking a draft into place: the moment before is the one to hit.
+    linkSync: (from: fs.PathLike, to: fs.PathLike) => {
+      if (String(to) === `${interleave.path}.takeover`) before(interleave.path);
+      real.linkSync(from, to);
     },
   };
 });
@@ -43,12 +40,13 @@ describe('instance lock takeover', () => {
     const path = lockFilePath(dir);
     fs.mkdirSync(join(dir, '.webhook-inbox'));
     fs.writeFileSync(path, '999999999\n'); // no such process: stale
-    // The other instance (here: the test runner's parent, which is alive) replaces the stale lock with its own.
+    // The other instance (here: the test runner's parent, which is alive) replaces the stale lock with its
+    // own, as its takeover does: one rename over it.
     const other = process.ppid;
     interleave.path = path;
     interleave.otherInstance = () => {
-      fs.rmSync(path);
-      fs.writeFileSync(path, `${other}\n`);
+      fs.writeFileSync(`${path}.other`, `${other}\n`);
+      fs.renameSync(`${path}.other`, path);
     };
 
     let refused: unknown;
