@@ -24,7 +24,7 @@ import {
   newClaimRecord,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
-import { callDependency, isAwsError } from './dependency-call';
+import { callDependency, conditionalWrite } from './dependency-call';
 import { fromInboxItem, type Item, toAttributes, toInboxItem } from './inbox-item';
 
 /** `status` is a DynamoDB reserved word, so every expression names it through this placeholder. */
@@ -65,10 +65,6 @@ const SEED_ATTRIBUTES = [
   'attempts',
 ] as const;
 
-function isConditionFailure(error: unknown): boolean {
-  return isAwsError(error, 'ConditionalCheckFailedException');
-}
-
 /** Keeps `limit` records, newest `receivedAt` first. ISO-8601 UTC strings sort as their instants do. */
 function newestFirst(records: InboxRecord[], limit: number): InboxRecord[] {
   return records
@@ -88,7 +84,7 @@ export class DynamoInbox implements Inbox {
 
   private async claimOrClassify(claim: NewClaim, retryIfVanished: boolean): Promise<ClaimOutcome> {
     const record = newClaimRecord(claim);
-    const claimed = await this.conditional('PutItem', () =>
+    const claimed = await conditionalWrite('PutItem', () =>
       this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
@@ -116,7 +112,7 @@ export class DynamoInbox implements Inbox {
   }
 
   async release(pk: string, claimToken: string): Promise<void> {
-    await this.conditional('DeleteItem', () =>
+    await conditionalWrite('DeleteItem', () =>
       this.client.send(
         new DeleteItemCommand({
           TableName: this.tableName,
@@ -321,7 +317,7 @@ export class DynamoInbox implements Inbox {
   ): Promise<boolean> {
     const uses = (placeholder: string) =>
       `${input.UpdateExpression} ${input.ConditionExpression}`.includes(placeholder);
-    return this.conditional('UpdateItem', () =>
+    return conditionalWrite('UpdateItem', () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
@@ -333,16 +329,5 @@ export class DynamoInbox implements Inbox {
         }),
       ),
     );
-  }
-
-  /** Runs a conditional write: true if it applied, false if its condition failed, DependencyError else. */
-  private async conditional(operation: string, write: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw new DependencyError('dynamodb', operation, { cause: error });
-    }
   }
 }

@@ -3,9 +3,8 @@
 // start with `@`), with a TTL of its own. One conditional UpdateItem per call: no read-then-write.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { DependencyError } from '../core/errors';
 import type { ResourceVersions, VersionCheck } from '../core/ports';
-import { isAwsError } from './dependency-call';
+import { conditionalWrite } from './dependency-call';
 import { toAttributes } from './inbox-item';
 
 /** The key of a resource's version item; `@` keeps it apart from every `{provider}#{dedupKey}`. */
@@ -26,8 +25,8 @@ export class DynamoResourceVersions implements ResourceVersions {
   ) {}
 
   async acceptIfNewer(check: VersionCheck): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite('UpdateItem', () =>
+      this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: toAttributes({ pk: versionKey(check.provider, check.resourceKey) }),
@@ -46,11 +45,7 @@ export class DynamoResourceVersions implements ResourceVersions {
             ':expiresAt': Math.floor(check.nowMs / 1000) + check.ttlSeconds,
           }),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isAwsError(error, 'ConditionalCheckFailedException')) return false;
-      throw new DependencyError('dynamodb', 'UpdateItem', { cause: error });
-    }
+      ),
+    );
   }
 }

@@ -16,20 +16,19 @@ export class S3PayloadReader implements PayloadReader {
 
   async get(ref: string): Promise<StoredPayload> {
     const key = payloadKeyOfRef(this.bucket, ref);
-    let object: { bytes: Uint8Array | undefined; lastModified: Date | undefined };
-    try {
-      object = await callDependency('s3', 'GetObject', async () => {
+    const object = await callDependency(
+      's3',
+      'GetObject',
+      async () => {
         const { Body: body, LastModified: lastModified } = await this.client.send(
           new GetObjectCommand({ Bucket: this.bucket, Key: key }),
         );
         return { bytes: await body?.transformToByteArray(), lastModified };
-      });
-    } catch (error) {
+      },
       // The reference is ours (checked above) and S3 says the object is gone: nothing can bring it back.
-      if (isAwsError((error as DependencyError).cause, 'NoSuchKey'))
-        throw new PayloadMissingError(ref, { cause: error });
-      throw error;
-    }
+      (error) =>
+        isAwsError(error, 'NoSuchKey') ? new PayloadMissingError(ref, { cause: error }) : undefined,
+    );
     if (object.bytes === undefined) throw new DependencyError('s3', 'GetObject');
     const { bytes } = object;
     return {

@@ -1,10 +1,6 @@
 // A deployed stack's outputs, read from CloudFormation: how the CLI finds the resources of `--stack NAME`.
-import {
-  type CloudFormationClient,
-  DescribeStacksCommand,
-  type DescribeStacksOutput,
-} from '@aws-sdk/client-cloudformation';
-import { type DependencyError, StackNotFoundError } from '../core/errors';
+import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { StackNotFoundError } from '../core/errors';
 import { callDependency, isAwsError } from './dependency-call';
 
 export interface StackOutputs {
@@ -22,21 +18,20 @@ export async function readStackOutputs(
   client: CloudFormationClient,
   stackName: string,
 ): Promise<StackOutputs> {
-  let described: { region: string; stacks: NonNullable<DescribeStacksOutput['Stacks']> };
-  try {
-    described = await callDependency('cloudformation', 'DescribeStacks', async () => {
+  const described = await callDependency(
+    'cloudformation',
+    'DescribeStacks',
+    async () => {
       const region = await client.config.region();
       const { Stacks: stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
       return { region, stacks };
-    });
-  } catch (error) {
+    },
     // CloudFormation has no not-found exception: it refuses the name as invalid.
-    const cause = (error as DependencyError).cause;
-    if (isAwsError(cause, 'ValidationError') && /does not exist/.test((cause as Error).message)) {
-      throw new StackNotFoundError(stackName, { cause });
-    }
-    throw error;
-  }
+    (error) =>
+      isAwsError(error, 'ValidationError') && /does not exist/.test((error as Error).message)
+        ? new StackNotFoundError(stackName, { cause: error })
+        : undefined,
+  );
   const stack = described.stacks[0];
   if (!stack) throw new StackNotFoundError(stackName);
   return {
