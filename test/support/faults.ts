@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 /** Any SDK v3 client: what injectFault needs of it. */
 export interface MiddlewareClient {
@@ -209,4 +210,18 @@ export async function startOutageSwitch(target: string): Promise<OutageSwitch> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** injectFault for the current test only: removed when the test finishes, pass or fail. */
+export function faultForTest(client: MiddlewareClient, options: FaultOptions): Fault {
+  const fault = injectFault(client, options);
+  onTestFinished(fault.remove);
+  return fault;
+}
+
+/** injectAttemptFault for the current test only: removed when the test finishes, pass or fail. */
+export function attemptFaultForTest(client: MiddlewareClient, options: AttemptFaultOptions): Fault {
+  const fault = injectAttemptFault(client, options);
+  onTestFinished(fault.remove);
+  return fault;
 }

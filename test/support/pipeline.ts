@@ -1,6 +1,7 @@
 // Builds the real verify and processor handlers over emulator-backed adapters, with a clock and secrets the
 // test controls. Only the secret source is in-memory: Secrets Manager has no emulator.
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { z } from 'zod';
 import type { Config } from '../../config';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../../lambdas/adapters/dynamo-resource-versions';
@@ -12,7 +13,7 @@ import type { Clock, SecretSource } from '../../lambdas/core/ports';
 import { SCHEMES } from '../../lambdas/core/schemes';
 import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
 import { noMetrics } from '../../lambdas/core/telemetry';
-import type { EventDefinition } from '../../lambdas/events';
+import { defineEvent, type EventDefinition } from '../../lambdas/events';
 import { createProcessHandler } from '../../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
 import { restProxyEvent } from '../../local/rest-proxy-event';
@@ -109,6 +110,58 @@ export function processHandlerFor(
     defaultLeaseMs: 30_000,
   });
   return { handler, logger };
+}
+
+/**
+ * One delivery signed as `provider` signs it, through the real verify handler over the resources; its
+ * answer. The clock is the test's (default: now), for the signed timestamp and the claim.
+ */
+export async function deliverSigned(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  input: {
+    config: Config;
+    provider: string;
+    secret: string;
+    body: string | Buffer;
+    id?: string;
+    eventType?: string;
+    clock?: TestClock;
+  },
+) {
+  const clock = input.clock ?? new TestClock(Date.now());
+  const { handler } = verifyHandlerFor(ctx, resources, {
+    config: input.config,
+    secrets: new StaticSecrets({ [input.provider]: [input.secret] }),
+    clock,
+  });
+  return handler(
+    signedEvent(input.provider, input.config, {
+      body: input.body,
+      secret: input.secret,
+      timestamp: clock.seconds(),
+      id: input.id,
+      eventType: input.eventType,
+    }),
+  );
+}
+
+/**
+ * A `*` handler for one provider that records each run's dedup key (the effect, for counting how often it
+ * ran), then does `onRun` (throw there to fail the run).
+ */
+export function effectCounter(provider: string, onRun: () => void | Promise<void> = () => undefined) {
+  const runs: string[] = [];
+  const handler = defineEvent({
+    provider,
+    type: '*',
+    schema: z.object({}).loose(),
+    handle: async (_data, context) => {
+      runs.push(context.dedupKey);
+      await onRun();
+    },
+  });
+  return { runs, handlers: [handler] as readonly EventDefinition[] };
 }
 
 /** Lambda's SQS event source in front of a processor handler, on the resources' main queue. */

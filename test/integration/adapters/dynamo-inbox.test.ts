@@ -2,7 +2,7 @@
 // and the processor's lease, including races and dependency failures.
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAwsClients } from '../../../lambdas/adapters/clients';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { toInboxItem } from '../../../lambdas/adapters/inbox-item';
@@ -15,7 +15,7 @@ import {
   newClaimRecord,
 } from '../../../lambdas/core/inbox';
 import { useEmulators } from '../../support/emulators';
-import { injectAttemptFault, injectFault, startOutageSwitch } from '../../support/faults';
+import { attemptFaultForTest, faultForTest, startOutageSwitch } from '../../support/faults';
 
 const env = useEmulators();
 
@@ -76,22 +76,20 @@ async function putRecord(record: InboxRecord, table = tableName): Promise<void> 
  * when the record vanishes between its put and its read.
  */
 function failPutsAsIfTaken(times: number): void {
-  const fault = injectFault(env.clients.dynamodb, {
+  const _fault = faultForTest(env.clients.dynamodb, {
     commands: 'PutItemCommand',
     times,
     error: () => new ConditionalCheckFailedException({ message: 'injected', $metadata: {} }),
   });
-  onTestFinished(fault.remove);
 }
 
 /** The next call of `command` is applied by dynalite and its answer lost: the SDK retries it. */
 function loseNextAnswer(command: 'PutItemCommand' | 'UpdateItemCommand') {
-  const lost = injectAttemptFault(env.clients.dynamodb, {
+  const lost = attemptFaultForTest(env.clients.dynamodb, {
     commands: command,
     fault: 'lost-answer',
     times: 1,
   });
-  onTestFinished(lost.remove);
   return lost;
 }
 
@@ -610,10 +608,9 @@ describe('dependency failures', () => {
   it('turns an SDK failure on every operation into DependencyError(dynamodb, <Op>)', async () => {
     const claim = newClaim();
     await inbox.claim(claim);
-    const fault = injectFault(env.clients.dynamodb, {
+    const fault = faultForTest(env.clients.dynamodb, {
       commands: ['PutItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'ScanCommand'],
     });
-    onTestFinished(fault.remove);
     const failures = {
       PutItem: inbox.claim(newClaim()),
       GetItem: inbox.get(PK),

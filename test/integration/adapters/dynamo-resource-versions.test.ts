@@ -1,11 +1,11 @@
 // The resource-version store behind `ctx.acceptIfNewer`, against dynalite through the real SDK client.
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../../../lambdas/adapters/dynamo-resource-versions';
 import type { VersionCheck } from '../../../lambdas/core/ports';
 import { useEmulators } from '../../support/emulators';
-import { injectFault } from '../../support/faults';
+import { faultForTest } from '../../support/faults';
 
 const env = useEmulators();
 const T0 = Date.UTC(2026, 11, 1);
@@ -60,8 +60,7 @@ describe('acceptIfNewer', () => {
   });
 
   it('reports DynamoDB failing as DependencyError(dynamodb, UpdateItem), so the delivery is retried', async () => {
-    const fault = injectFault(env.clients.dynamodb, { commands: 'UpdateItemCommand', times: 1 });
-    onTestFinished(fault.remove);
+    const _fault = faultForTest(env.clients.dynamodb, { commands: 'UpdateItemCommand', times: 1 });
     await expect(versions.acceptIfNewer(check(1))).rejects.toMatchObject({
       name: 'DependencyError',
       dependency: 'dynamodb',

@@ -3,13 +3,13 @@
 // wrote.
 import { createHash, randomBytes } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { emulatorPayloadWriter, type S3PayloadWriter } from '../../../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../../../lambdas/adapters/s3-payloads';
 import { payloadKey } from '../../../lambdas/core/envelope';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from '../../../lambdas/core/errors';
 import { useEmulators } from '../../support/emulators';
-import { injectFault } from '../../support/faults';
+import { faultForTest } from '../../support/faults';
 
 const env = useEmulators();
 
@@ -70,8 +70,7 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
   });
 
   it('refuses references to another bucket or another scheme without fetching them', async () => {
-    const fault = injectFault(env.clients.s3, { commands: 'GetObjectCommand' });
-    onTestFinished(fault.remove);
+    const fault = faultForTest(env.clients.s3, { commands: 'GetObjectCommand' });
     for (const ref of [
       's3://someone-elses-bucket/payloads/github/x',
       `s3://${env.resources.bucketName}-evil/payloads/x`,
@@ -96,8 +95,7 @@ describe('S3PayloadWriter and S3PayloadReader', () => {
     const body = Buffer.from('{"n":1}');
     const sha = createHash('sha256').update(body).digest('hex');
     const ref = await writer().put(payloadKey('github', sha), body, sha);
-    const fault = injectFault(env.clients.s3, { commands: 'GetObjectCommand', times: 1 });
-    onTestFinished(fault.remove);
+    const _fault = faultForTest(env.clients.s3, { commands: 'GetObjectCommand', times: 1 });
     const error = await reader()
       .get(ref)
       .catch((e: unknown) => e);

@@ -3,24 +3,21 @@
 // the task does) and another refuses the task as SQS does while one is running. Everything else (the
 // queues, the inbox records, the processor) is the real thing against dynalite and fauxqs.
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { z } from 'zod';
 import { type Opened, redriveOnAws } from '../../../cli/redrive';
 import type { Target } from '../../../cli/target-types';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import type { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
-import { defineEvent, PermanentError } from '../../../lambdas/events';
+import { PermanentError } from '../../../lambdas/events';
 import { useEmulators } from '../../support/emulators';
-import { injectFault, type MiddlewareClient } from '../../support/faults';
+import { faultForTest, type MiddlewareClient } from '../../support/faults';
 import {
+  deliverSigned,
   drainQueue,
+  effectCounter,
   eventSourceFor,
   processHandlerFor,
-  StaticSecrets,
-  signedEvent,
-  TestClock,
-  verifyHandlerFor,
 } from '../../support/pipeline';
 
 const config = parseConfig({
@@ -37,18 +34,14 @@ beforeEach(async () => {
   resources = await ctx.provision();
   failing = true;
   // One delivery, given up by the processor: its record says dead-lettered, its message is in the DLQ.
-  const clock = new TestClock(Date.now());
-  const verify = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({ 'standard-webhooks': [SECRET] }),
-    clock,
-  });
-  const event = signedEvent('standard-webhooks', config, {
-    body: '{"type":"order.paid","timestamp":"2026-12-01T09:00:00Z","data":{}}',
+  const answer = await deliverSigned(ctx, resources, {
+    config,
+    provider: 'standard-webhooks',
     secret: SECRET,
-    timestamp: clock.seconds(),
+    body: '{"type":"order.paid","timestamp":"2026-12-01T09:00:00Z","data":{}}',
     id: 'msg_redrive',
   });
-  expect((await verify.handler(event)).statusCode).toBe(202);
+  expect(answer.statusCode).toBe(202);
   await processAll();
   expect((await inbox().get(PK))?.status).toBe('dead-lettered');
   expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
@@ -57,15 +50,10 @@ beforeEach(async () => {
 const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
 
 async function processAll(): Promise<void> {
-  const handler = defineEvent({
-    provider: 'standard-webhooks',
-    type: '*',
-    schema: z.object({}),
-    handle: () => {
-      if (failing) throw new PermanentError('downstream_rejected');
-    },
+  const { handlers } = effectCounter('standard-webhooks', () => {
+    if (failing) throw new PermanentError('downstream_rejected');
   });
-  const processor = processHandlerFor(ctx, resources, [handler], { config });
+  const processor = processHandlerFor(ctx, resources, handlers, { config });
   await drainQueue(ctx, resources, eventSourceFor(ctx, resources, processor.handler));
 }
 
@@ -119,7 +107,7 @@ function emulateMoveTask(ops: SqsQueueOps, afterMove: () => Promise<void> = asyn
 
 describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
   it('marks nothing when SQS refuses the task (one is already running): records stay dead-lettered', async () => {
-    const refusal = injectFault(ctx.clients.sqs, {
+    const refusal = faultForTest(ctx.clients.sqs, {
       commands: 'StartMessageMoveTaskCommand',
       error: () =>
         Object.assign(new Error('There is already a task running. Only one active task is allowed'), {
@@ -127,7 +115,6 @@ describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
           $metadata: { httpStatusCode: 400 },
         }),
     });
-    onTestFinished(refusal.remove);
     await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
       /cannot start the redrive \(StartMessageMoveTask\)/,
     );

@@ -4,8 +4,7 @@
 // delivery-guarantees issue; faults the emulators cannot produce are injected with SDK middlewares.
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
-import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { z } from 'zod';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import {
@@ -16,18 +15,17 @@ import {
 } from '../../../lambdas/core/envelope';
 import { inboxKey } from '../../../lambdas/core/inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
-import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
+import { type EventDefinition, PermanentError } from '../../../lambdas/events';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
-import { injectAttemptFault, injectFault } from '../../support/faults';
+import { attemptFaultForTest, faultForTest } from '../../support/faults';
 import {
+  deliverSigned,
   drainQueue,
+  effectCounter,
   eventSourceFor,
   processHandlerFor,
-  StaticSecrets,
-  signedEvent,
   TestClock,
-  verifyHandlerFor,
 } from '../../support/pipeline';
 
 const config = parseConfig({
@@ -53,30 +51,17 @@ const body = (n: number | string = 1, pad = 0) =>
   });
 
 async function deliver(id: string, payload: string | Buffer = body()): Promise<void> {
-  const clock = new TestClock(Date.now());
-  const { handler } = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({ [PROVIDER]: [SECRET] }),
-    clock,
+  const response = await deliverSigned(ctx, resources, {
+    config,
+    provider: PROVIDER,
+    secret: SECRET,
+    body: payload,
+    id,
   });
-  const response = await handler(
-    signedEvent(PROVIDER, config, { body: payload, secret: SECRET, timestamp: clock.seconds(), id }),
-  );
   expect(response.statusCode).toBe(202);
 }
 
-function counting(onRun: () => void | Promise<void> = () => undefined) {
-  const runs: string[] = [];
-  const handler = defineEvent({
-    provider: PROVIDER,
-    type: '*',
-    schema: z.object({ type: z.string() }),
-    handle: async (_data, c) => {
-      runs.push(c.dedupKey);
-      await onRun();
-    },
-  });
-  return { runs, handlers: [handler] as readonly EventDefinition[] };
-}
+const counting = (onRun?: () => void | Promise<void>) => effectCounter(PROVIDER, onRun);
 
 function sourceFor(
   handlers: readonly EventDefinition[],
@@ -97,13 +82,12 @@ const isDeadLetterMark = (input: Record<string, unknown>) =>
 describe('processor: its own lease, retried by the SDK', () => {
   it('runs the handler on the first receive when the lease was applied and its answer lost (not lease_held)', async () => {
     await deliver('msg_own_lease');
-    const lost = injectAttemptFault(ctx.clients.dynamodb, {
+    const lost = attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       fault: 'lost-answer',
       times: 1,
       match: isLease,
     });
-    onTestFinished(lost.remove);
     const { runs, handlers } = counting();
     const { source, logger } = sourceFor(handlers);
     await source.runOnce();
@@ -117,13 +101,12 @@ describe('processor: its own lease, retried by the SDK', () => {
     await deliver('msg_dead_worker');
     const [message] = await ctx.receiveAll(resources.queueUrl);
     // The first invocation takes the lease and dies there (timed out, crashed): it never answers.
-    const hang = injectAttemptFault(ctx.clients.dynamodb, {
+    const hang = attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       fault: 'hang-after',
       times: 1,
       match: isLease,
     });
-    onTestFinished(hang.remove);
     const { runs, handlers } = counting();
     const first = processHandlerFor(ctx, resources, handlers, { config });
     void first.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
@@ -173,12 +156,11 @@ describe('processor: the envelope must carry the bytes the record holds', () => 
 describe('processor: a mark that fails after the handler succeeded', () => {
   it('retries the processed mark within the invocation: processed once, never recorded failed', async () => {
     await deliver('msg_mark_retry');
-    const fault = injectFault(ctx.clients.dynamodb, {
+    const fault = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       times: 2,
       match: isProcessedMark,
     });
-    onTestFinished(fault.remove);
     const { runs, handlers } = counting();
     const { source, logger } = sourceFor(handlers);
     await drainQueue(ctx, resources, source);
@@ -193,11 +175,10 @@ describe('processor: a mark that fails after the handler succeeded', () => {
 
   it('acknowledges the message when the mark keeps failing, says the effect ran, and never runs it again', async () => {
     await deliver('msg_mark_down');
-    const fault = injectFault(ctx.clients.dynamodb, {
+    const fault = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       match: isProcessedMark,
     });
-    onTestFinished(fault.remove);
     const { runs, handlers } = counting();
     const { source, logger } = sourceFor(handlers, { sleep: async () => undefined });
     await drainQueue(ctx, resources, source);
@@ -250,8 +231,7 @@ describe('processor: large payloads', () => {
       receivedAtMs: Date.now(),
     });
     await ctx.queueOps.sendRaw(resources.queueUrl, serializeEnvelope(envelope), envelopeAttributes(envelope));
-    const reads = injectFault(ctx.clients.s3, { commands: 'GetObjectCommand' });
-    onTestFinished(reads.remove);
+    const reads = faultForTest(ctx.clients.s3, { commands: 'GetObjectCommand' });
     const { runs, handlers } = counting();
     const { source, logger } = sourceFor(handlers);
     await drainQueue(ctx, resources, source);
@@ -263,9 +243,8 @@ describe('processor: large payloads', () => {
 
   it('rewrites a payload object older than a day when it reads it, so a redriven message still finds it', async () => {
     await deliver('msg_old_object', body(1, 2000));
-    const writes = injectFault(ctx.clients.s3, { commands: 'PutObjectCommand' });
+    const writes = faultForTest(ctx.clients.s3, { commands: 'PutObjectCommand' });
     writes.off();
-    onTestFinished(writes.remove);
     const { runs, handlers } = counting();
     // The processor's clock is two days ahead of the object's LastModified.
     const twoDaysOn = new TestClock(Date.now() + 2 * 86_400_000);
@@ -277,9 +256,8 @@ describe('processor: large payloads', () => {
 
   it('does not rewrite a fresh payload object', async () => {
     await deliver('msg_fresh_object', body(1, 2000));
-    const writes = injectFault(ctx.clients.s3, { commands: 'PutObjectCommand' });
+    const writes = faultForTest(ctx.clients.s3, { commands: 'PutObjectCommand' });
     writes.off();
-    onTestFinished(writes.remove);
     const { runs, handlers } = counting();
     const { source } = sourceFor(handlers);
     await source.runOnce();
@@ -291,11 +269,10 @@ describe('processor: large payloads', () => {
 describe('processor: giving up is never half done', () => {
   it('puts off a give-up whose dead-lettered mark fails, and the next receive (not lease_held) gives it up', async () => {
     await deliver('msg_giveup_retry');
-    const fault = injectFault(ctx.clients.dynamodb, {
+    const fault = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       match: isDeadLetterMark,
     });
-    onTestFinished(fault.remove);
     const { runs, handlers } = counting(() => {
       throw new PermanentError('rejected_downstream');
     });
@@ -319,12 +296,11 @@ describe('processor: giving up is never half done', () => {
       calls++;
       if (calls === 1) throw new Error('downstream timeout');
     });
-    const markFailed = injectFault(ctx.clients.dynamodb, {
+    const markFailed = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       times: 1,
       match: (input) => String(input.UpdateExpression ?? '').startsWith('SET #status = :failed'),
     });
-    onTestFinished(markFailed.remove);
     const { source, logger } = sourceFor(handlers);
     await drainQueue(ctx, resources, source);
     expect(markFailed.failures).toBe(1);

@@ -8,13 +8,11 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { defineEvent, EVENT_HANDLERS, type EventContext } from '../../../lambdas/events';
 import { useEmulators } from '../../support/emulators';
 import {
+  deliverSigned,
   drainQueue,
   eventSourceFor,
   processHandlerFor,
-  StaticSecrets,
-  signedEvent,
   TestClock,
-  verifyHandlerFor,
 } from '../../support/pipeline';
 
 const config = parseConfig({
@@ -41,14 +39,9 @@ const stripeEvent = (id: string, created: number, amount = 500) =>
   });
 
 async function deliver(provider: 'stripe' | 'github', body: string, eventType?: string): Promise<void> {
-  const { handler } = verifyHandlerFor(ctx, resources, { secrets: new StaticSecrets(SECRETS), clock });
-  const event = signedEvent(provider, config, {
-    body,
-    secret: SECRETS[provider][0] as string,
-    timestamp: clock.seconds(),
-    eventType,
-  });
-  expect((await handler(event)).statusCode).toBe(202);
+  const secret = SECRETS[provider][0] as string;
+  const response = await deliverSigned(ctx, resources, { config, provider, secret, body, eventType, clock });
+  expect(response.statusCode).toBe(202);
 }
 
 async function runProcessor(handlers = EVENT_HANDLERS) {

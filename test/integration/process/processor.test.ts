@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
@@ -6,15 +6,13 @@ import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhook
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
-import { injectFault } from '../../support/faults';
+import { faultForTest } from '../../support/faults';
 import {
+  deliverSigned,
   drainQueue,
   eventSourceFor,
   processHandlerFor,
-  StaticSecrets,
-  signedEvent,
   TestClock,
-  verifyHandlerFor,
 } from '../../support/pipeline';
 
 // Two retry steps of a second: three receives (maxReceiveCount 3), each retry one second later.
@@ -37,14 +35,8 @@ beforeEach(async () => {
 });
 
 async function deliver(provider: string, id: string, payload: unknown): Promise<void> {
-  const { handler } = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({ [provider]: [SECRET] }),
-    clock,
-  });
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  const response = await handler(
-    signedEvent(provider, config, { body, secret: SECRET, timestamp: clock.seconds(), id }),
-  );
+  const response = await deliverSigned(ctx, resources, { config, provider, secret: SECRET, body, id, clock });
   expect(response.statusCode).toBe(202);
 }
 
@@ -73,9 +65,8 @@ const outcomes = (logger: ReturnType<typeof eventSource>['logger']) =>
 
 /** Counts the processor's SendMessage calls: it must never send to the DLQ itself. */
 function countSends() {
-  const sends = injectFault(ctx.clients.sqs, { commands: 'SendMessageCommand' });
+  const sends = faultForTest(ctx.clients.sqs, { commands: 'SendMessageCommand' });
   sends.off();
-  onTestFinished(sends.remove);
   return sends;
 }
 
@@ -308,9 +299,8 @@ describe('processor: exactly-once effects', () => {
   it('processes a payload that went through S3 with byte-identical data, read from the payload bucket', async () => {
     const blob = 'é'.repeat(150_000);
     await deliver('standard-webhooks', 'msg_s3', sw('big.one', { blob }));
-    const reads = injectFault(ctx.clients.s3, { commands: 'GetObjectCommand' });
+    const reads = faultForTest(ctx.clients.s3, { commands: 'GetObjectCommand' });
     reads.off();
-    onTestFinished(reads.remove);
     let seen: Buffer | undefined;
     const { source } = eventSource([
       anyEvent((_d, c) => {

@@ -1,16 +1,15 @@
 // The verify handler under AWS's failure semantics, against dynalite and fauxqs through the real SDK
 // clients: writes the service applied whose answers were lost (the SDK retries them), and claims that
 // lapsed with their message already enqueued. One test per scenario of the delivery-guarantees issue.
-import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { z } from 'zod';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
-import { defineEvent } from '../../../lambdas/events';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
-import { injectAttemptFault, injectFault } from '../../support/faults';
+import { attemptFaultForTest, faultForTest } from '../../support/faults';
 import {
+  effectCounter,
   processHandlerFor,
   StaticSecrets,
   signedEvent,
@@ -49,12 +48,11 @@ const isClaimMark = (input: Record<string, unknown>) =>
 
 describe('verify: our own write, retried by the SDK, is ours', () => {
   it('answers 202 and enqueues once when the claim was applied and its answer lost (not 503 in_flight to itself)', async () => {
-    const lost = injectAttemptFault(ctx.clients.dynamodb, {
+    const lost = attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'PutItemCommand',
       fault: 'lost-answer',
       times: 1,
     });
-    onTestFinished(lost.remove);
     const response = await pipeline.handler(event());
     expect(lost.failures).toBe(1);
     expect(response.statusCode).toBe(202);
@@ -63,25 +61,23 @@ describe('verify: our own write, retried by the SDK, is ours', () => {
   });
 
   it('answers 202 without a markFailed when the mark was applied and its answer lost', async () => {
-    const lost = injectAttemptFault(ctx.clients.dynamodb, {
+    const lost = attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       fault: 'lost-answer',
       times: 1,
       match: isClaimMark,
     });
-    onTestFinished(lost.remove);
     expect((await pipeline.handler(event())).statusCode).toBe(202);
     expect(lost.failures).toBe(1);
     expect(pipeline.logger.last()?.attributes.markFailed).toBeUndefined();
   });
 
   it('answers a Stripe-like retry 202 once the lease lapses when every answer of the claim was lost (503 first, nothing lost)', async () => {
-    const lost = injectAttemptFault(ctx.clients.dynamodb, {
+    const lost = attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'PutItemCommand',
       fault: 'lost-answer',
       times: 2,
     });
-    onTestFinished(lost.remove);
     expect((await pipeline.handler(event())).statusCode).toBe(503);
     lost.remove();
     clock.advance(config.claimLeaseSeconds + 1);
@@ -90,28 +86,20 @@ describe('verify: our own write, retried by the SDK, is ours', () => {
   });
 
   it('runs the effect once when SendMessage was stored twice because its first answer was lost', async () => {
-    const lost = injectAttemptFault(ctx.clients.sqs, {
+    const lost = attemptFaultForTest(ctx.clients.sqs, {
       commands: 'SendMessageCommand',
       fault: 'lost-answer',
       times: 1,
     });
-    onTestFinished(lost.remove);
     expect((await pipeline.handler(event())).statusCode).toBe(202);
     lost.remove();
     const messages = await ctx.receiveAll(resources.queueUrl);
     expect(messages).toHaveLength(2);
-    let effects = 0;
-    const processor = processHandlerFor(ctx, resources, [
-      defineEvent({
-        provider: 'standard-webhooks',
-        type: '*',
-        schema: z.object({}),
-        handle: () => void effects++,
-      }),
-    ]);
+    const { runs, handlers } = effectCounter('standard-webhooks');
+    const processor = processHandlerFor(ctx, resources, handlers);
     for (const message of messages)
       await processor.handler({ Records: [sqsRecordFrom(message, resources.queueArn)] });
-    expect(effects).toBe(1);
+    expect(runs).toHaveLength(1);
     expect((await inbox().get(PK))?.status).toBe('processed');
   });
 });
@@ -119,8 +107,7 @@ describe('verify: our own write, retried by the SDK, is ours', () => {
 describe('verify: a lapsed claim is retaken only by the same bytes', () => {
   it('answers 409 to other bytes under the same signed id after the first claim lapsed with its message enqueued', async () => {
     // Delivery A is enqueued, its mark fails, its claim lapses.
-    const markFault = injectFault(ctx.clients.dynamodb, { commands: 'UpdateItemCommand', times: 1 });
-    onTestFinished(markFault.remove);
+    const _markFault = faultForTest(ctx.clients.dynamodb, { commands: 'UpdateItemCommand', times: 1 });
     expect((await pipeline.handler(event(body(1)))).statusCode).toBe(202);
     const before = await inbox().get(PK);
     expect(before?.status).toBe('claimed');
