@@ -39,13 +39,13 @@ const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 const OWN_LEASE = 'processingToken = :processingToken';
 // Not processed, the same bytes, not this very message given up already, and no live worker on it. A
 // live *claim* lease does not block: the message exists, so verify's mark is all that is left to do there.
-// A lease held for this same message on an earlier receive is stale (see classifyLeaseRefusal), and one
-// that carries our own token is an SDK retry of this very update.
+// A lease that carries our own token is an SDK retry of this very update. A live lease of anyone else is
+// respected, even one taken for this same message: SQS may hand a message out twice at once, so a second
+// receive of it is not proof that the first worker has stopped.
 const LEASABLE =
   'attribute_not_exists(pk) OR (#status <> :processed AND payloadSha256 = :sha ' +
   'AND NOT (#status = :deadLettered AND deadLetterMessageId = :messageId) ' +
-  'AND (#status <> :processing OR leaseUntil < :nowMs OR processingToken = :processingToken ' +
-  'OR (leaseMessageId = :messageId AND leaseReceiveCount < :receiveCount)))';
+  'AND (#status <> :processing OR leaseUntil < :nowMs OR processingToken = :processingToken))';
 // What a DLQ message's record may look like when an operator moves the message back: dead-lettered
 // before the move began, failed (the give-up mark itself failed), or a lapsed lease (a worker that died).
 const REQUEUEABLE =

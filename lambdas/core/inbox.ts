@@ -28,7 +28,7 @@ export interface InboxRecord {
   processingToken?: string;
   /** Epoch milliseconds. A claim or processing lease after this has lapsed. */
   leaseUntil?: number;
-  /** The SQS message the processing lease was taken for, and on which receive of it. */
+  /** The SQS message the processing lease was taken for, and on which receive of it (for the record). */
   leaseMessageId?: string;
   leaseReceiveCount?: number;
   /**
@@ -148,8 +148,10 @@ export type LeaseOutcome =
 
 /**
  * Why the lease condition failed, from the record read after it. A lease that carries our token is ours:
- * the update was applied and its answer lost. A lease taken for this same message on an earlier receive is
- * stale whatever its time: SQS hands a message out again only after the earlier receive let go of it.
+ * the update was applied and its answer lost. Any other live lease is held, whichever message it was taken
+ * for: the processor never leaves a lease of its own behind for the next receive (when it cannot release
+ * one, its retry waits the lease out), so a live lease means a live worker, or one that died less than a
+ * lease ago.
  */
 export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseRequest): LeaseOutcome {
   if (existing.processingToken === request.token && existing.status === 'processing')

@@ -203,13 +203,16 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     });
   } catch (error) {
     const failure = classify(error);
-    if (failure.permanent) return giveUp(deps, record, facts, failure.code, { pk, token });
+    const held = { pk, token, untilMs: nowMs + deps.leaseMs };
+    if (failure.permanent) return giveUp(deps, record, facts, failure.code, held);
     if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
-      return giveUp(deps, record, facts, failure.code, { pk, token });
+      return giveUp(deps, record, facts, failure.code, held);
     }
-    // If this fails the lease stays, but only until the next receive of this message, which takes it over.
-    await deps.inbox.markFailed(pk, token, failure.code, deps.clock.now()).catch(() => false);
-    return retry(deps, record, facts, failure.code);
+    const released = await deps.inbox
+      .markFailed(pk, token, failure.code, deps.clock.now())
+      .then(() => true)
+      .catch(() => false);
+    return retry(deps, record, facts, failure.code, released ? 0 : leaseLeftSeconds(deps, held));
   }
   // The effect ran. From here on nothing may make it run again: the mark is retried within the invocation,
   // and if it still fails the message is acknowledged anyway (a record left `processing` whose lease lapses
@@ -352,12 +355,27 @@ async function drain(deps: ProcessDeps, record: QueueRecord): Promise<void> {
  * put off (a retry on the schedule) unless this is the last receive: a give-up nobody recorded would run
  * the handler again on every receive until the queue moves it.
  */
+/** Our lease, as the failure paths need it: to release it, or to wait it out when it cannot be released. */
+interface HeldLease {
+  pk: string;
+  token: string;
+  untilMs: number;
+}
+
+/**
+ * The seconds until a lease we could not release lapses. The retry waits at least that long, so the next
+ * receive does not find our lease still live and spend itself on `lease_held`.
+ */
+function leaseLeftSeconds(deps: ProcessDeps, lease: HeldLease): number {
+  return Math.max(0, Math.ceil((lease.untilMs - deps.clock.now()) / 1000)) + 1;
+}
+
 async function giveUp(
   deps: ProcessDeps,
   record: QueueRecord,
   facts: Facts,
   code: string,
-  lease: { pk: string; token: string } | undefined,
+  lease: HeldLease | undefined,
 ): Promise<RecordResult> {
   let recorded = false;
   if (lease) {
@@ -372,7 +390,7 @@ async function giveUp(
     );
     recorded = result.ok && result.applied;
     if (!result.ok && !isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
-      return retry(deps, record, facts, code);
+      return retry(deps, record, facts, code, leaseLeftSeconds(deps, lease));
     }
   }
   await drain(deps, record);

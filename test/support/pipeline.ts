@@ -92,6 +92,8 @@ export function processHandlerFor(
     config?: Config;
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
+    /** Added to the invocation's remaining time to make the lease. @default the handler's (5 s) */
+    leaseMarginMs?: number;
   } = {},
 ) {
   const logger = new CapturingLogger();
@@ -108,6 +110,7 @@ export function processHandlerFor(
     logger,
     metrics: noMetrics,
     defaultLeaseMs: 30_000,
+    leaseMarginMs: overrides.leaseMarginMs,
   });
   return { handler, logger };
 }
@@ -169,13 +172,14 @@ export function eventSourceFor(
   ctx: EmulatorContext,
   resources: EmulatorContext['resources'],
   handler: ReturnType<typeof processHandlerFor>['handler'],
+  options: { functionTimeoutMs?: number } = {},
 ): SqsEventSource {
   return new SqsEventSource(ctx.queueOps, {
     queueUrl: resources.queueUrl,
     queueArn: resources.queueArn,
     batchSize: 10,
     maxBatchingWindowSeconds: 0,
-    functionTimeoutMs: 30_000,
+    functionTimeoutMs: options.functionTimeoutMs ?? 30_000,
     handler,
   });
 }

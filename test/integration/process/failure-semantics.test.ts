@@ -97,7 +97,7 @@ describe('processor: its own lease, retried by the SDK', () => {
     expect((await inbox().get(inboxKey(PROVIDER, 'msg_own_lease')))?.status).toBe('processed');
   });
 
-  it('takes over at once the lease a dead invocation left for the same message, instead of waiting it out', async () => {
+  it('takes over the lease a dead invocation left once SQS hands its message out again, without lease_held', async () => {
     await deliver('msg_dead_worker');
     const [message] = await ctx.receiveAll(resources.queueUrl);
     // The first invocation takes the lease and dies there (timed out, crashed): it never answers.
@@ -112,8 +112,10 @@ describe('processor: its own lease, retried by the SDK', () => {
     void first.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
     await expect.poll(() => hang.failures).toBe(1);
     expect((await inbox().get(inboxKey(PROVIDER, 'msg_dead_worker')))?.status).toBe('processing');
-    // SQS hands the message out again once that receive's visibility ran out: receive 2 of the same id.
-    const second = processHandlerFor(ctx, resources, handlers, { config });
+    // SQS hands the message out again once that receive's visibility (six times the function timeout) ran
+    // out, by which time the dead worker's lease (its remaining time and a margin) has lapsed.
+    const afterVisibility = new TestClock(Date.now() + 180_000);
+    const second = processHandlerFor(ctx, resources, handlers, { config, clock: afterVisibility });
     const again = sqsRecordFrom({ ...message!, receiveCount: 2 }, resources.queueArn);
     expect((await second.handler({ Records: [again] })).batchItemFailures).toEqual([]);
     expect(runs).toEqual(['msg_dead_worker']);
@@ -266,8 +268,41 @@ describe('processor: large payloads', () => {
   });
 });
 
+/** A source whose invocations may run 2 s, with no lease margin: a lease left behind lapses in 2 s. */
+function shortLeaseSource(handlers: readonly EventDefinition[]) {
+  const processor = processHandlerFor(ctx, resources, handlers, {
+    config,
+    leaseMarginMs: 0,
+    sleep: async () => undefined,
+  });
+  return {
+    ...processor,
+    source: eventSourceFor(ctx, resources, processor.handler, { functionTimeoutMs: 2_000 }),
+  };
+}
+
+describe('processor: a repeated delivery of the same message', () => {
+  it('waits for a live worker when SQS hands out the same message again while it runs: the effect runs once', async () => {
+    await deliver('msg_dup_receive');
+    const [message] = await ctx.receiveAll(resources.queueUrl);
+    let release: () => void = () => undefined;
+    const { runs, handlers } = counting(() => new Promise<void>((resolve) => (release = resolve)));
+    const first = processHandlerFor(ctx, resources, handlers, { config });
+    const running = first.handler({ Records: [sqsRecordFrom(message!, resources.queueArn)] });
+    await expect.poll(() => runs.length).toBe(1);
+    // The same message id, handed out again (SQS standard queues deliver at least once).
+    const second = processHandlerFor(ctx, resources, handlers, { config });
+    const again = sqsRecordFrom({ ...message!, receiveCount: 2 }, resources.queueArn);
+    expect((await second.handler({ Records: [again] })).batchItemFailures).toHaveLength(1);
+    expect(second.logger.last()?.attributes.errorCode).toBe('lease_held');
+    release();
+    expect((await running).batchItemFailures).toEqual([]);
+    expect(runs).toEqual(['msg_dup_receive']);
+  });
+});
+
 describe('processor: giving up is never half done', () => {
-  it('puts off a give-up whose dead-lettered mark fails, and the next receive (not lease_held) gives it up', async () => {
+  it('puts off a give-up whose dead-lettered mark fails until its lease lapsed, and the next receive (not lease_held) gives it up', async () => {
     await deliver('msg_giveup_retry');
     const fault = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
@@ -276,10 +311,11 @@ describe('processor: giving up is never half done', () => {
     const { runs, handlers } = counting(() => {
       throw new PermanentError('rejected_downstream');
     });
-    const { source, logger } = sourceFor(handlers, { sleep: async () => undefined });
+    const { source, logger } = shortLeaseSource(handlers);
     await source.runOnce();
     expect(logger.last()?.attributes).toMatchObject({ outcome: 'retry', errorCode: 'rejected_downstream' });
-    // The lease of the receive that could not mark is still live; the next receive of this message takes it.
+    // The lease of the receive that could not mark is still live; the retry waits it out.
+    expect(Number(logger.last()?.attributes.delaySeconds)).toBeGreaterThanOrEqual(2);
     expect((await inbox().get(inboxKey(PROVIDER, 'msg_giveup_retry')))?.status).toBe('processing');
     fault.remove();
     await drainQueue(ctx, resources, source);
@@ -289,7 +325,7 @@ describe('processor: giving up is never half done', () => {
     expect((await inbox().get(inboxKey(PROVIDER, 'msg_giveup_retry')))?.status).toBe('dead-lettered');
   });
 
-  it('never leaves a live lease behind after a failed failure mark: the next receive takes over', async () => {
+  it('never leaves a live lease in the way of the next receive after a failed failure mark: the retry waits it out', async () => {
     await deliver('msg_failmark');
     let calls = 0;
     const { runs, handlers } = counting(() => {
@@ -301,7 +337,7 @@ describe('processor: giving up is never half done', () => {
       times: 1,
       match: (input) => String(input.UpdateExpression ?? '').startsWith('SET #status = :failed'),
     });
-    const { source, logger } = sourceFor(handlers);
+    const { source, logger } = shortLeaseSource(handlers);
     await drainQueue(ctx, resources, source);
     expect(markFailed.failures).toBe(1);
     expect(runs).toEqual(['msg_failmark', 'msg_failmark']);
