@@ -188,19 +188,22 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       return { ...facts, outcome: 'unknown_acked', ...(marked === 'failed' ? { markFailed: true } : {}) };
     }
     const data = parseData(handler, body);
-    await handler.handle(data, {
-      provider: envelope.provider,
-      eventType: envelope.type,
-      idempotencyKey: envelope.id,
-      dedupKey: envelope.dedupkey,
-      deliveryId: envelope.deliveryid,
-      receivedAt: envelope.time,
-      occurredAt: envelope.occurredat ?? envelope.time,
-      acceptIfNewer: ordering.acceptIfNewer,
-      receiveCount: record.receiveCount,
-      rawBody: body,
-      log: deps.log,
-    });
+    await withDeadline(deps, (signal) =>
+      handler.handle(data, {
+        provider: envelope.provider,
+        eventType: envelope.type,
+        idempotencyKey: envelope.id,
+        dedupKey: envelope.dedupkey,
+        deliveryId: envelope.deliveryid,
+        receivedAt: envelope.time,
+        occurredAt: envelope.occurredat ?? envelope.time,
+        acceptIfNewer: ordering.acceptIfNewer,
+        receiveCount: record.receiveCount,
+        rawBody: body,
+        signal,
+        log: deps.log,
+      }),
+    );
   } catch (error) {
     const failure = classify(error);
     const held = { pk, token, untilMs: nowMs + deps.leaseMs };
@@ -227,6 +230,51 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     ...(marked === 'failed' ? { markFailed: true } : {}),
     ...(marked === 'not_ours' ? { leaseLost: true } : {}),
   };
+}
+
+/** Kept after the handler's deadline for the marks and the visibility change (less on short invocations). */
+const AFTER_HANDLER_MS = 2_000;
+
+/**
+ * Runs the handler until the invocation's deadline (less the time the marks need). A handler still running
+ * then is cut off as a transient failure (`handler_timeout`), and its `ctx.signal` is aborted: retried on
+ * the schedule like any failure. Without it, a hanging downstream would let Lambda time the whole batch
+ * out, and every receive would come back after the queue's visibility timeout, not the schedule's wait,
+ * with the record left `processing`.
+ */
+async function withDeadline(
+  deps: ProcessDeps,
+  run: (signal: AbortSignal) => Promise<void> | void,
+): Promise<void> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const cutOff = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        controller.abort();
+        reject(new HandlerTimeoutError());
+      },
+      Math.max(0, handlerDeadlineMs(deps) - deps.clock.now()),
+    );
+  });
+  const running = Promise.resolve().then(() => run(controller.signal));
+  // A handler that fails after the cut-off has already been counted as failed.
+  running.catch(() => undefined);
+  try {
+    await Promise.race([running, cutOff]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function handlerDeadlineMs(deps: ProcessDeps): number {
+  const span = deps.deadlineMs - deps.invocationStartedMs;
+  return deps.deadlineMs - Math.min(AFTER_HANDLER_MS, Math.max(0, span) / 2);
+}
+
+class HandlerTimeoutError extends Error {
+  override name = 'HandlerTimeoutError';
+  readonly code = 'handler_timeout';
 }
 
 /** A version as the version store compares it: larger is newer. */

@@ -29,6 +29,11 @@ export interface EventContext {
   receiveCount: number;
   /** The exact bytes received, for re-verification or auditing. */
   rawBody: Buffer;
+  /**
+   * Aborted when the invocation is about to run out of time: pass it to fetch and the AWS SDK so a hanging
+   * downstream call is cancelled. A handler still running then is failed as `handler_timeout` and retried.
+   */
+  signal: AbortSignal;
   log(message: string, attributes?: Record<string, string | number | boolean | undefined>): void;
 }
 

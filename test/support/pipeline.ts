@@ -13,7 +13,7 @@ import type { Clock, SecretSource } from '../../lambdas/core/ports';
 import { SCHEMES } from '../../lambdas/core/schemes';
 import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
 import { noMetrics } from '../../lambdas/core/telemetry';
-import { defineEvent, type EventDefinition } from '../../lambdas/events';
+import { defineEvent, type EventContext, type EventDefinition } from '../../lambdas/events';
 import { createProcessHandler } from '../../lambdas/process/create-handler';
 import { createVerifyHandler, type VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
 import { restProxyEvent } from '../../local/rest-proxy-event';
@@ -153,7 +153,10 @@ export async function deliverSigned(
  * A `*` handler for one provider that records each run's dedup key (the effect, for counting how often it
  * ran), then does `onRun` (throw there to fail the run).
  */
-export function effectCounter(provider: string, onRun: () => void | Promise<void> = () => undefined) {
+export function effectCounter(
+  provider: string,
+  onRun: (context: EventContext) => void | Promise<void> = () => undefined,
+) {
   const runs: string[] = [];
   const handler = defineEvent({
     provider,
@@ -161,7 +164,7 @@ export function effectCounter(provider: string, onRun: () => void | Promise<void
     schema: z.object({}).loose(),
     handle: async (_data, context) => {
       runs.push(context.dedupKey);
-      await onRun();
+      await onRun(context);
     },
   });
   return { runs, handlers: [handler] as readonly EventDefinition[] };

@@ -61,7 +61,7 @@ async function deliver(id: string, payload: string | Buffer = body()): Promise<v
   expect(response.statusCode).toBe(202);
 }
 
-const counting = (onRun?: () => void | Promise<void>) => effectCounter(PROVIDER, onRun);
+const counting = (onRun?: Parameters<typeof effectCounter>[1]) => effectCounter(PROVIDER, onRun);
 
 function sourceFor(
   handlers: readonly EventDefinition[],
@@ -356,4 +356,35 @@ describe('processor: what verify accepts, the processor parses', () => {
     expect(runs).toEqual(['msg_bom']);
     expect(logger.lines.map((line) => line.attributes.outcome)).toEqual(['processed']);
   });
+});
+
+describe('processor: a handler that hangs', () => {
+  it('is cut off before the invocation times out, its signal aborted, and retried on the schedule, then dead-lettered', async () => {
+    await deliver('msg_hang');
+    const signals: AbortSignal[] = [];
+    // A downstream call that never answers.
+    const { handlers } = counting((context) => {
+      signals.push(context.signal);
+      return new Promise<void>(() => undefined);
+    });
+    const processor = processHandlerFor(ctx, resources, handlers, { config, leaseMarginMs: 0 });
+    const source = eventSourceFor(ctx, resources, processor.handler, { functionTimeoutMs: 3_000 });
+    await drainQueue(ctx, resources, source, 30_000);
+    // Each receive answered within the invocation, on the schedule's waits, not the queue's visibility.
+    expect(
+      processor.logger.lines.map((line) => [line.attributes.outcome, line.attributes.errorCode]),
+    ).toEqual([
+      ['retry', 'handler_timeout'],
+      ['retry', 'handler_timeout'],
+      ['dead_lettered', 'handler_timeout'],
+      ...processor.logger.lines.slice(3).map(() => ['draining', 'handler_timeout']),
+    ]);
+    expect(signals).toHaveLength(3);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
+    expect(await inbox().get(inboxKey(PROVIDER, 'msg_hang'))).toMatchObject({
+      status: 'dead-lettered',
+      lastErrorCode: 'handler_timeout',
+      attempts: 3,
+    });
+  }, 40_000);
 });
