@@ -3,7 +3,7 @@
 // has none, by receive, send and delete. Either way only what moved is marked, and only after it moved.
 import pc from 'picocolors';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
-import type { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import type { MoveTaskStatus, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { type DlqEntry, describeMessage, entriesTable } from './dlq-entry';
 import type { JsonOption } from './options';
 import { CliError, describeError, print, printJson } from './output';
@@ -137,6 +137,18 @@ async function redriveLocally(
   return { moved, method: 'receive-send-delete' };
 }
 
+/** Clocks differ: a task SQS says started this long before we asked for it may still be ours. */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Whether the DLQ's latest task is the one we started. SQS names a task's handle only while it is RUNNING,
+ * so a finished one is recognised by its start time instead.
+ */
+function isOurTask(task: MoveTaskStatus, taskHandle: string | undefined, startedMs: number): boolean {
+  if (task.taskHandle !== undefined) return taskHandle === undefined || task.taskHandle === taskHandle;
+  return task.startedAtMs === undefined || task.startedAtMs >= startedMs - CLOCK_SKEW_MS;
+}
+
 /** How often the move task's progress is read. */
 const MOVE_POLL_MS = 2_000;
 
@@ -169,7 +181,7 @@ export async function redriveOnAws(
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? MOVE_POLL_MS));
       const task = await ops.latestMessageMove(target.dlqArn);
-      if (!task || (taskHandle !== undefined && task.taskHandle !== taskHandle)) continue;
+      if (!task || !isOurTask(task, taskHandle, startedMs)) continue;
       if (task.toMove !== undefined) bar?.setTotal(Math.max(task.toMove, 1));
       bar?.update(task.moved);
       if (task.status === 'RUNNING') continue;

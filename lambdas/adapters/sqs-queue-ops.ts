@@ -31,7 +31,10 @@ export interface MoveTaskStatus {
   moved: number;
   toMove?: number;
   failureReason?: string;
+  /** SQS gives a task's handle only while it is RUNNING. */
   taskHandle?: string;
+  /** When the task started, epoch milliseconds. */
+  startedAtMs?: number;
 }
 
 export interface QueueCounts {
@@ -190,6 +193,7 @@ export class SqsQueueOps {
       toMove: task.ApproximateNumberOfMessagesToMove,
       failureReason: task.FailureReason,
       taskHandle: task.TaskHandle,
+      startedAtMs: task.StartedTimestamp,
     };
   }
 }

@@ -67,10 +67,19 @@ function opened(): Opened {
   return { target, ops: ctx.queueOps, inbox: inbox() };
 }
 
-/** Plays SQS's move task: moves every DLQ message to the main queue, then reports the task COMPLETED. */
-function emulateMoveTask(ops: SqsQueueOps, afterMove: () => Promise<void> = async () => undefined) {
+/**
+ * Plays SQS's move task: moves every DLQ message to the main queue, then reports the task `ending`
+ * (COMPLETED unless told otherwise). As ListMessageMoveTasks documents, the handle is given only while the
+ * task is RUNNING; the start time always.
+ */
+function emulateMoveTask(
+  ops: SqsQueueOps,
+  afterMove: () => Promise<void> = async () => undefined,
+  ending: 'COMPLETED' | 'FAILED' = 'COMPLETED',
+) {
   let moved = 0;
   let finished = false;
+  const startedAt = Date.now();
   const client = ctx.clients.sqs as unknown as MiddlewareClient;
   const name = 'emulated-move-task';
   client.middlewareStack.add(
@@ -89,10 +98,18 @@ function emulateMoveTask(ops: SqsQueueOps, afterMove: () => Promise<void> = asyn
           return { output: { TaskHandle: 'task-1', $metadata: {} }, response: {} };
         }
         if (context.commandName === 'ListMessageMoveTasksCommand') {
-          const status = finished ? 'COMPLETED' : 'RUNNING';
+          const status = finished ? ending : 'RUNNING';
           return {
             output: {
-              Results: [{ TaskHandle: 'task-1', Status: status, ApproximateNumberOfMessagesMoved: moved }],
+              Results: [
+                {
+                  ...(status === 'RUNNING' ? { TaskHandle: 'task-1' } : {}),
+                  Status: status,
+                  StartedTimestamp: startedAt,
+                  ApproximateNumberOfMessagesMoved: moved,
+                  ...(status === 'FAILED' ? { FailureReason: 'AccessDenied' } : {}),
+                },
+              ],
               $metadata: {},
             },
             response: {},
@@ -142,5 +159,13 @@ describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
     // A newer give-up than the one the redrive moved: not turned into `enqueued`.
     expect(record?.status).toBe('dead-lettered');
     expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+  });
+
+  it('reports a task that ended FAILED, and marks nothing', async () => {
+    emulateMoveTask(ctx.queueOps, async () => undefined, 'FAILED');
+    await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
+      /the redrive task ended FAILED after 1 message\(s\): AccessDenied/,
+    );
+    expect((await inbox().get(PK))?.status).toBe('dead-lettered');
   });
 });
