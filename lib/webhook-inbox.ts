@@ -561,6 +561,11 @@ export class WebhookInbox extends Construct {
         resources: [this.payloadBucket.arnForObjects('*')],
       }),
     );
+    // Without ListBucket, S3 answers a missing key with 403 AccessDenied rather than 404 NoSuchKey, and a
+    // payload that is gone would be retried as an outage instead of dead-lettered as payload_missing.
+    processor.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.payloadBucket.bucketArn] }),
+    );
   }
 }
 

@@ -438,6 +438,7 @@ describe('least privilege', () => {
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:GetObject',
+        's3:ListBucket',
         's3:PutObject',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
