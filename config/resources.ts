@@ -34,6 +34,15 @@ export function queueRetentionSeconds(config: Config): number {
 }
 
 /**
+ * How long an inbox record lives: the provider's dedup TTL, but never less than the main queue keeps a
+ * message. A record that expired while its delivery is still being retried would let the provider's retry
+ * in as a new delivery (a second effect), or other bytes under the same id in with a 202.
+ */
+export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
+  return Math.max(provider?.dedupTtlSeconds ?? 7 * 86_400, queueRetentionSeconds(config));
+}
+
+/**
  * The DLQ keeps messages as long as SQS allows. A message the redrive policy moves keeps its original
  * enqueue time, so it stays in the DLQ for 14 days minus the time it spent being retried.
  */

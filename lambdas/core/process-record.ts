@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
+import { recordTtlSeconds } from '../../config/resources';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
 import type { Envelope } from './envelope';
@@ -328,7 +329,7 @@ function takeLease(
       payloadSha256: envelope.payloadsha256,
       eventType: envelope.type,
       deliveryId: envelope.deliveryid,
-      expiresAt: Math.floor(nowMs / 1000) + (provider?.dedupTtlSeconds ?? 7 * 86_400),
+      expiresAt: Math.floor(nowMs / 1000) + recordTtlSeconds(deps.config, provider),
     },
     {
       token,

@@ -9,6 +9,7 @@ import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest } from '../../support/faults';
 import {
+  deliverSigned,
   effectCounter,
   processHandlerFor,
   StaticSecrets,
@@ -119,5 +120,29 @@ describe('verify: a lapsed claim is retaken only by the same bytes', () => {
     expect(await ctx.receiveAll(resources.queueUrl)).toHaveLength(1);
     // A's own retry (the same bytes) is still welcome.
     expect((await pipeline.handler(event(body(1)))).statusCode).toBe(202);
+  });
+});
+
+describe('verify: a short dedup TTL never reopens a delivery the queue still holds', () => {
+  const shortTtl = parseConfig({
+    providers: { 'standard-webhooks': { scheme: 'standard-webhooks', dedupTtlSeconds: 3600 } },
+  });
+
+  it('answers a retry after the dedup TTL, while the first delivery may still be retried, as a duplicate, and other bytes as 409', async () => {
+    const send = (payload: string) =>
+      deliverSigned(ctx, resources, {
+        config: shortTtl,
+        provider: 'standard-webhooks',
+        secret: SECRET,
+        body: payload,
+        id: 'msg_short_ttl',
+        clock,
+      });
+    expect((await send(body(1))).statusCode).toBe(202);
+    // 61 minutes on: past the 1-hour dedup TTL, well inside the 4 days the queue keeps the message.
+    clock.advance(61 * 60);
+    expect((await send(body(1))).statusCode).toBe(200);
+    expect((await send(body(2))).statusCode).toBe(409);
+    expect(await ctx.receiveAll(resources.queueUrl)).toHaveLength(1);
   });
 });
