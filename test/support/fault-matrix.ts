@@ -488,9 +488,22 @@ export function allCells(): Cell[] {
 /** The table bench/RESULTS.md shows: one row per cell. */
 export function renderTable(results: readonly CellResult[]): string {
   const side = (op: Op) => ((VERIFY_OPS as readonly string[]).includes(op) ? 'verify' : 'processor');
-  const header =
-    '| Lambda | call | fault | sender | sent | 2xx | refused | processed | lost | effect twice | note |';
-  const rule = '|---|---|---|---|---|---|---|---|---|---|---|';
+  const columns = [
+    'Lambda',
+    'call',
+    'fault',
+    'sender',
+    'faults injected',
+    'sent',
+    '2xx',
+    'refused',
+    'processed',
+    'lost',
+    'effect twice',
+    'note',
+  ];
+  const header = `| ${columns.join(' | ')} |`;
+  const rule = `|${columns.map(() => '---').join('|')}|`;
   const rows = results.map((r) => {
     const note = [
       r.op === 'dead-letter' ? `dead-lettered ${r.deadLettered ?? 0}, in the DLQ` : '',
@@ -498,7 +511,21 @@ export function renderTable(results: readonly CellResult[]): string {
     ]
       .filter(Boolean)
       .join('; ');
-    return `| ${side(r.op)} | ${r.op} | ${r.fault} | ${r.sender} | ${r.faultsInjected} | ${r.sent} | ${r.accepted} | ${r.refused} | ${r.processed} | ${r.lost} | ${r.effectsTwice} | ${note} |`;
+    const cells = [
+      side(r.op),
+      r.op,
+      r.fault,
+      r.sender,
+      r.faultsInjected,
+      r.sent,
+      r.accepted,
+      r.refused,
+      r.processed,
+      r.lost,
+      r.effectsTwice,
+      note,
+    ];
+    return `| ${cells.join(' | ')} |`;
   });
   return [header, rule, ...rows].join('\n');
 }
