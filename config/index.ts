@@ -9,7 +9,7 @@ import {
   retryHorizon,
 } from '../lambdas/core/retry-schedule';
 import { ConfigError } from './errors';
-import { RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
+import { MIN_DLQ_DWELL_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
 import {
   type ConfigInput,
   configSchema,
@@ -99,7 +99,10 @@ function formatIssue(issue: z.core.$ZodIssue, prefix: string): string {
     case 'invalid_format':
       return `${key}: invalid format`;
     case 'invalid_union':
-      return `${key}: does not match the options this scheme takes`;
+      // The config's two unions: a retry step, and a provider's scheme options.
+      return issue.path.includes('retrySchedule')
+        ? `${key}: must be a duration such as 30s, 10m or 2h, or whole seconds`
+        : `${key}: does not match the options this scheme takes`;
     default:
       return `${key}: invalid`;
   }
@@ -167,6 +170,12 @@ function resolveRetrySchedule(steps: readonly (string | number)[], prefix: strin
     throw new ConfigError(
       `${key}: the steps add up to ${formatDuration(maxSeconds)}; with a day's margin that is over the queue's ` +
         'longest retention (14 days), so the last retries would find the message gone',
+    );
+  }
+  if (maxSeconds + RETENTION_MARGIN_SECONDS + MIN_DLQ_DWELL_SECONDS > SQS_MAX_RETENTION_SECONDS) {
+    throw new ConfigError(
+      `${key}: the steps add up to ${formatDuration(maxSeconds)}, which leaves a given-up message less than ` +
+        '3 days in the DLQ (its 14 days count from the first enqueue); keep the schedule under 10 days',
     );
   }
   return seconds;

@@ -7,5 +7,11 @@ export const SQS_MAX_RETENTION_SECONDS = 14 * 86_400;
 /** Kept between the retry horizon and the main queue's retention, for processing time and late receives. */
 export const RETENTION_MARGIN_SECONDS = 86_400;
 
+/**
+ * A given-up message stays in the DLQ at least this long: the DLQ counts its 14 days from the original
+ * enqueue, so a long schedule eats into the time an operator has to redrive it.
+ */
+export const MIN_DLQ_DWELL_SECONDS = 3 * 86_400;
+
 /** The main queue keeps messages at least this long, even with a short retry schedule. */
 export const MIN_QUEUE_RETENTION_SECONDS = 4 * 86_400;

@@ -41,6 +41,14 @@ describe('parseConfig', () => {
     [{ queue: { retrySchedule: ['30s', '5 minutes'] } }, 'webhookInbox.queue.retrySchedule.1: '],
     [{ queue: { retrySchedule: ['30s', 0] } }, 'webhookInbox.queue.retrySchedule.1: '],
     [
+      { queue: { retrySchedule: [1.5] } },
+      'webhookInbox.queue.retrySchedule.0: must be a duration such as 30s, 10m or 2h, or whole seconds',
+    ],
+    [
+      { queue: { retrySchedule: Array.from({ length: 21 }, () => '12h') } },
+      'webhookInbox.queue.retrySchedule: the steps add up to 252h, which leaves a given-up message less than 3 days in the DLQ',
+    ],
+    [
       { queue: { retrySchedule: ['1h', '13h'] } },
       "webhookInbox.queue.retrySchedule.1: 13h is over SQS's 12h visibility limit",
     ],
