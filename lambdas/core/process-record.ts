@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
-import { recordTtlSeconds } from '../../config/resources';
+import { queueVisibilitySeconds, recordTtlSeconds } from '../../config/resources';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
 import type { Envelope } from './envelope';
@@ -360,8 +360,12 @@ async function markProcessed(
 /** The longest a ChangeMessageVisibility may ask for now: SQS counts 12 hours from the receive. */
 function visibilityCeiling(deps: ProcessDeps): number {
   const elapsed = Math.ceil((deps.clock.now() - deps.invocationStartedMs) / 1000);
-  // The batching window: records can have been received that long before the invocation started.
-  return Math.max(0, MAX_STEP_SECONDS - elapsed - deps.config.queue.maxBatchingWindowSeconds - 60);
+  // Before this invocation started, a record can have waited out the batching window, and then, while
+  // Lambda retried a throttled invoke, up to the queue's visibility timeout (six times this function's
+  // timeout): past that SQS would have handed it out again.
+  const functionSeconds = Math.ceil((deps.deadlineMs - deps.invocationStartedMs) / 1000) + 1;
+  const waited = deps.config.queue.maxBatchingWindowSeconds + queueVisibilitySeconds(functionSeconds);
+  return Math.max(0, MAX_STEP_SECONDS - elapsed - waited);
 }
 
 async function retry(

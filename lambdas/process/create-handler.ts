@@ -104,7 +104,7 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
       ...deps,
       leaseMs: remainingMs + (deps.leaseMarginMs ?? 5_000),
       invocationStartedMs: startedMs,
-      // Mark retries stop a second before the invocation would be cut off.
+      // Mark retries stop a second before the invocation would be cut off (visibilityCeiling counts on it).
       deadlineMs: startedMs + remainingMs - 1_000,
       log,
     };

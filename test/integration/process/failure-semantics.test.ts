@@ -388,3 +388,25 @@ describe('processor: a handler that hangs', () => {
     });
   }, 40_000);
 });
+
+describe('processor: SQS limits on a retry wait', () => {
+  it("shortens a 12 h step by what the message can have waited before the invocation, so SQS's 12 h limit is never passed", async () => {
+    const twelveHours = parseConfig({
+      providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
+      queue: { retrySchedule: ['12h'] },
+    });
+    await deliver('msg_12h');
+    const { handlers } = counting(() => {
+      throw new Error('downstream timeout');
+    });
+    const processor = processHandlerFor(ctx, resources, handlers, {
+      config: twelveHours,
+      random: () => 0.999_999,
+    });
+    await eventSourceFor(ctx, resources, processor.handler).runOnce();
+    const delay = Number(processor.logger.last()?.attributes.delaySeconds);
+    // 30 s function timeout: the queue's visibility timeout, 180 s, is taken off the 12 h.
+    expect(delay).toBeLessThanOrEqual(43_200 - 180);
+    expect(delay).toBeGreaterThan(43_200 - 180 - 5);
+  });
+});
