@@ -180,6 +180,28 @@ interface Running extends Awaited<ReturnType<typeof startPipeline>> {
   lock: InstanceLock;
 }
 
+/** How long Ctrl-C waits for the messages on the queue to be processed before the emulator goes. */
+const DRAIN_MS = 10_000;
+
+/**
+ * fauxqs keeps nothing across a restart, while dynalite with --data-dir does: a message still on the queue
+ * when the process exits is gone, and its record (`enqueued`, or `failed` between retries) answers the
+ * provider's redelivery `200 duplicate` for the dedup window. So the messages that can be processed now
+ * are, and what cannot (waiting out a retry step) is counted in a warning that says so.
+ */
+async function drainBeforeExit({ source, options, clients, resources }: Running): Promise<void> {
+  const deadline = Date.now() + DRAIN_MS;
+  while (Date.now() < deadline && (await source.runOnce(0).catch(() => 0)) > 0);
+  const counts = await new SqsQueueOps(clients.sqs).counts(resources.queueUrl).catch(() => undefined);
+  const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
+  if (left > 0) {
+    options.logs.process.warn('queued messages lost on exit', {
+      messages: left,
+      reason: 'the local SQS emulator keeps no state; their inbox records stay as they are',
+    });
+  }
+}
+
 /** Opens the gate and the poller, records the instance in local.json, and returns how to stop it. */
 function serve(running: Running): LocalInbox {
   const { options, server, source, clients, emulators, lock, verify } = running;
@@ -221,6 +243,7 @@ function serve(running: Running): LocalInbox {
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       // Then stop polling; the batch being processed finishes first.
       await source.stop();
+      await drainBeforeExit(running);
       server.closeAllConnections();
       await closed;
       for (const client of Object.values(clients)) client.destroy();
