@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
 import { providerById } from '../../config/provider-lookup';
+import { recordTtlSeconds } from '../../config/resources';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
@@ -156,7 +157,7 @@ async function claimAndEnqueue(
     payloadRef: large ? payloadKey(provider.id, delivery.payloadSha256) : undefined,
     nowMs,
     leaseSeconds: config.claimLeaseSeconds,
-    ttlSeconds: provider.dedupTtlSeconds,
+    ttlSeconds: recordTtlSeconds(config, provider),
     claimToken,
   });
   if (claim.kind === 'duplicate') return { ...facts, outcome: 'duplicate', id };
