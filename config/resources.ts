@@ -1,9 +1,13 @@
 // Resource settings shared by the CDK stack and local mode, so the two cannot drift apart: the same
 // queue attributes, redrive policy and table keys are created by CloudFormation and by `npm start`.
 import { PAYLOAD_REFRESH_AGE_MS } from '../lambdas/core/payload-lifetime';
-import { maxReceiveCount, retryHorizon } from '../lambdas/core/retry-schedule';
+import { maxReceiveCount } from '../lambdas/core/retry-schedule';
 import type { Config } from './index';
-import { MIN_QUEUE_RETENTION_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
+import { SQS_MAX_RETENTION_SECONDS } from './limits';
+import { queueRetentionSeconds } from './retention';
+
+export { queueRetentionSeconds, recordTtlSeconds } from './retention';
+
 import { QUEUE_MAX_MESSAGE_BYTES } from './schema';
 
 export const INBOX_TABLE = {
@@ -20,27 +24,6 @@ export const LAMBDA_DEFAULTS = {
   processorTimeoutSeconds: 30,
   processorMemoryMb: 512,
 } as const;
-
-/**
- * The main queue keeps a message for the whole retry horizon plus a day, and at least 4 days. parseConfig
- * refuses a schedule that would need more than SQS's 14 days.
- */
-export function queueRetentionSeconds(config: Config): number {
-  const needed = retryHorizon(config.queue.retrySchedule).maxSeconds + RETENTION_MARGIN_SECONDS;
-  return Math.min(
-    SQS_MAX_RETENTION_SECONDS,
-    Math.max(MIN_QUEUE_RETENTION_SECONDS, Math.ceil(needed / 3600) * 3600),
-  );
-}
-
-/**
- * How long an inbox record lives: the provider's dedup TTL, but never less than the main queue keeps a
- * message. A record that expired while its delivery is still being retried would let the provider's retry
- * in as a new delivery (a second effect), or other bytes under the same id in with a 202.
- */
-export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
-  return Math.max(provider?.dedupTtlSeconds ?? 7 * 86_400, queueRetentionSeconds(config));
-}
 
 /**
  * The DLQ keeps messages as long as SQS allows. A message the redrive policy moves keeps its original

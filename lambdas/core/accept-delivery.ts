@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
 import { providerById } from '../../config/provider-lookup';
-import { recordTtlSeconds } from '../../config/resources';
+import { recordTtlSeconds } from '../../config/retention';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
-import { queueVisibilitySeconds, recordTtlSeconds } from '../../config/resources';
+import { queueVisibilitySeconds } from '../../config/resources';
+import { recordTtlSeconds } from '../../config/retention';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
 import type { Envelope } from './envelope';

@@ -1,0 +1,27 @@
+// How long the main queue keeps a message and how long an inbox record lives, from the retry schedule.
+// Apart from resources.ts, which imports the config schema: the verify Lambda needs the record TTL on its
+// hot path, and the schema library would cost its cold start (see `npm run bench`, cold-start).
+import { retryHorizon } from '../lambdas/core/retry-schedule';
+import type { Config } from './index';
+import { MIN_QUEUE_RETENTION_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
+
+/**
+ * The main queue keeps a message for the whole retry horizon plus a day, and at least 4 days. parseConfig
+ * refuses a schedule that would need more than SQS's 14 days.
+ */
+export function queueRetentionSeconds(config: Config): number {
+  const needed = retryHorizon(config.queue.retrySchedule).maxSeconds + RETENTION_MARGIN_SECONDS;
+  return Math.min(
+    SQS_MAX_RETENTION_SECONDS,
+    Math.max(MIN_QUEUE_RETENTION_SECONDS, Math.ceil(needed / 3600) * 3600),
+  );
+}
+
+/**
+ * How long an inbox record lives: the provider's dedup TTL, but never less than the main queue keeps a
+ * message. A record that expired while its delivery is still being retried would let the provider's retry
+ * in as a new delivery (a second effect), or other bytes under the same id in with a 202.
+ */
+export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
+  return Math.max(provider?.dedupTtlSeconds ?? 7 * 86_400, queueRetentionSeconds(config));
+}
