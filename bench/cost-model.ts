@@ -42,8 +42,10 @@ import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/port
 import { SCHEMES } from '../lambdas/core/schemes';
 import { type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
 import { EVENT_HANDLERS } from '../lambdas/events';
-import { createProcessHandler, type ProcessHandler } from '../lambdas/process/create-handler';
-import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/create-handler';
+import type { ProcessHandler } from '../lambdas/process/create-handler';
+import { processLambda } from '../lambdas/process/lambda';
+import type { VerifyHandler } from '../lambdas/verify/create-handler';
+import { verifyLambda } from '../lambdas/verify/lambda';
 import { type ProvisionedResources, provisionResources } from '../local/resources';
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { sqsRecordFrom } from '../local/sqs-event-source';
@@ -225,7 +227,7 @@ function buildPhase(
   const secrets: SecretSource = { get: async () => [env.secret] };
   return {
     resources,
-    verify: createVerifyHandler({
+    verify: verifyLambda({
       config,
       inbox,
       queue: new SqsDeliveryQueue(clients.sqs, resources.queueUrl),
@@ -234,7 +236,7 @@ function buildPhase(
       clock: systemClock,
       ...telemetry.verify,
     }),
-    processor: createProcessHandler({
+    processor: processLambda({
       config,
       inbox,
       payloads: new S3PayloadReader(clients.s3, resources.bucketName),
@@ -389,7 +391,7 @@ const WRITES: Record<string, (args: unknown[]) => string> = {
     return inboxKey(claim.provider, claim.dedupKey);
   },
   release: (args) => args[0] as string,
-  markEnqueued: (args) => args[0] as string,
+  releaseLease: (args) => args[0] as string,
   beginProcessing: (args) => args[0] as string,
   markProcessed: (args) => args[0] as string,
   markFailed: (args) => args[0] as string,

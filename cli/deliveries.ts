@@ -181,7 +181,6 @@ async function runShow(
         ['attempts', record.attempts ?? 0],
         ['last error', record.lastErrorCode],
         ['received', formatTime(record.receivedAt)],
-        ['enqueued', record.enqueuedAt ? formatTime(record.enqueuedAt) : undefined],
         ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
         ['message id', record.messageId],
         ['payload sha256', record.payloadSha256],

@@ -17,8 +17,9 @@ import { systemClock } from '../lambdas/core/ports';
 import type { LogSink } from '../lambdas/core/telemetry';
 import { noMetrics } from '../lambdas/core/telemetry';
 import { EVENT_HANDLERS, type EventDefinition } from '../lambdas/events';
-import { createProcessHandler } from '../lambdas/process/create-handler';
-import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/create-handler';
+import { processLambda } from '../lambdas/process/lambda';
+import type { VerifyHandler } from '../lambdas/verify/create-handler';
+import { verifyLambda } from '../lambdas/verify/lambda';
 import { type Emulators, startEmulators } from './emulators';
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
@@ -135,7 +136,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
   ensureSecrets(secretsFile, config);
 
   const inbox = new DynamoInbox(clients.dynamodb, resources.tableName);
-  const verify = createVerifyHandler({
+  const verify = verifyLambda({
     config,
     inbox,
     queue: new SqsDeliveryQueue(clients.sqs, resources.queueUrl),
@@ -145,7 +146,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     logger: logs.verify,
     metrics: noMetrics,
   });
-  const processor = createProcessHandler({
+  const processor = processLambda({
     config,
     inbox,
     payloads: new S3PayloadReader(clients.s3, resources.bucketName),

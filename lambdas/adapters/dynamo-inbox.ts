@@ -13,7 +13,6 @@ import {
 import { DependencyError } from '../core/errors';
 import {
   type ClaimOutcome,
-  claimMovedOn,
   classifyExisting,
   classifyLeaseRefusal,
   type InboxRecord,
@@ -102,7 +101,7 @@ export class DynamoInbox implements Inbox {
     );
     if (claimed) return { kind: 'claimed', claimToken: claim.claimToken };
     const existing = await this.get(record.pk);
-    if (existing) return classifyExisting(existing, claim.payloadSha256, claim.nowMs, claim.claimToken);
+    if (existing) return classifyExisting(existing, claim.payloadSha256, claim.claimToken);
     // The record was released or replaced between the failed put and the read. Claiming again is the
     // right answer once; if it vanishes twice, someone is churning this key: answer "in flight" (503 and
     // Retry-After) with the record we tried to write, minus the token that is not ours.
@@ -123,21 +122,6 @@ export class DynamoInbox implements Inbox {
         }),
       ),
     );
-  }
-
-  async markEnqueued(pk: string, claimToken: string, messageId: string, nowMs: number): Promise<boolean> {
-    const marked = await this.update(pk, {
-      UpdateExpression: 'SET #status = :enqueued, enqueuedAt = :at, messageId = :messageId REMOVE leaseUntil',
-      ConditionExpression: OWN_CLAIM,
-      values: {
-        ':enqueued': 'enqueued',
-        ':at': new Date(nowMs).toISOString(),
-        ':messageId': messageId,
-        ':claimToken': claimToken,
-        ':claimed': 'claimed',
-      },
-    });
-    return marked || claimMovedOn(await this.get(pk), claimToken);
   }
 
   async get(pk: string): Promise<InboxRecord | undefined> {
@@ -173,6 +157,8 @@ export class DynamoInbox implements Inbox {
       'processingToken = :processingToken',
       'leaseUntil = :leaseUntil',
       'leaseMessageId = :messageId',
+      // The message id the verify mark used to write: the same update carries it, at no extra write.
+      'messageId = :messageId',
       'leaseReceiveCount = :receiveCount',
       ...seedSets,
     ];
@@ -210,6 +196,16 @@ export class DynamoInbox implements Inbox {
         ':at': new Date(nowMs).toISOString(),
         ':processingToken': processingToken,
       },
+    });
+  }
+
+  async releaseLease(pk: string, processingToken: string): Promise<boolean> {
+    // Lapsed rather than removed: LEASABLE compares leaseUntil, and a missing one would block the next
+    // receive. The token goes, so a late SDK retry of this update is refused rather than re-applied.
+    return this.update(pk, {
+      UpdateExpression: 'SET leaseUntil = :lapsed REMOVE processingToken',
+      ConditionExpression: `${OWN_LEASE} AND #status = :processing`,
+      values: { ':lapsed': 0, ':processingToken': processingToken, ':processing': 'processing' },
     });
   }
 

@@ -46,7 +46,7 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
   const log = (level: Level, message: string, attributes: LogAttributes) => {
     if (LEVELS[level] < threshold) return;
     // The fixed keys go last, so an attribute can never pass itself off as the level or the message.
-    const line: Record<string, unknown> = { ...attributes };
+    const line: Record<string, unknown> = { ...context, ...attributes };
     line.level = level;
     line.message = message;
     line.timestamp = new Date(now()).toISOString();
@@ -78,6 +78,7 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
     }
   };
 
+  let context: LogAttributes = {};
   let stored = new Map<string, StoredMetric>();
   const base = { service: options.service };
 
@@ -86,6 +87,9 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
       info: (message, attributes) => log('INFO', message, attributes),
       warn: (message, attributes) => log('WARN', message, attributes),
       error: (message, attributes) => log('ERROR', message, attributes),
+      setContext: (keys) => {
+        context = keys;
+      },
     },
     metrics: {
       addMetric: (name, unit, value) => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
 import { providerById } from '../../config/provider-lookup';
 import { recordTtlSeconds } from '../../config/retention';
+import { DeadlineReached, untilAborted } from './deadline';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
@@ -37,13 +38,15 @@ export interface DeliveryFacts {
 
 export type DeliveryResult = DeliveryFacts &
   (
-    | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number; markFailed: boolean }
+    | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number }
     | { outcome: 'duplicate'; id: string }
     | { outcome: 'handshake'; answer: HandshakeAnswer }
     | { outcome: 'conflict' }
     | { outcome: 'in_flight'; retryAfterSeconds: number }
     | { outcome: 'rejected'; reason: RejectReason }
     | { outcome: 'dependency_error'; dependency: DependencyError['dependency']; operation: string }
+    /** The invocation was about to be cut off: any claim was given back, and the provider should retry. */
+    | { outcome: 'timed_out'; stage: 'verify' | 'claim' | 'enqueue' }
   );
 
 export interface AcceptDeliveryDeps {
@@ -67,6 +70,7 @@ async function verifySignature(
   deps: AcceptDeliveryDeps,
   provider: ResolvedProvider,
   request: IncomingRequest,
+  signal: AbortSignal,
 ): Promise<
   { ok: true; delivery: VerifiedDelivery; secrets: readonly string[] } | { ok: false; reason: RejectReason }
 > {
@@ -78,22 +82,30 @@ async function verifySignature(
     options: provider.options,
   };
   const webhook = { body: request.body, headers: request.headers, url: request.url };
-  const secrets = await deps.secrets.get(provider.id);
+  const secrets = await untilAborted(deps.secrets.get(provider.id), signal);
   const outcome = scheme.verify(webhook, secrets, context);
   if (outcome.ok) return { ...outcome, secrets };
   if (!SIGNATURE_REASONS.has(outcome.reason)) return outcome;
   // A bad signature right after a rotation: look once more, bypassing the cache. The source rate-limits
   // refreshes, so a flood of forgeries cannot turn into a flood of Secrets Manager calls.
-  const fresh = await deps.secrets.get(provider.id, { refresh: true });
+  const fresh = await untilAborted(deps.secrets.get(provider.id, { refresh: true }), signal);
   if (fresh.length === secrets.length && fresh.every((s, i) => s === secrets[i])) return outcome;
   const retried = scheme.verify(webhook, fresh, context);
   return retried.ok ? { ...retried, secrets: fresh } : retried;
 }
 
-/** Runs one delivery through the pipeline. Never throws: dependency failures become results. */
+/** A signal that never aborts: the pipeline run without a deadline (local mode's gateway has none). */
+const NO_DEADLINE = new AbortController().signal;
+
+/**
+ * Runs one delivery through the pipeline. Never throws: dependency failures become results. When `signal`
+ * aborts (the invocation is about to be cut off), the delivery is handed back: its claim released, the
+ * answer retryable.
+ */
 export async function acceptDelivery(
   deps: AcceptDeliveryDeps,
   request: IncomingRequest,
+  signal: AbortSignal = NO_DEADLINE,
 ): Promise<DeliveryResult> {
   const facts: DeliveryFacts = { bytes: request.body.length };
   if (request.method !== 'POST') return { ...facts, outcome: 'rejected', reason: 'method_not_allowed' };
@@ -108,7 +120,7 @@ export async function acceptDelivery(
   }
 
   try {
-    const verified = await verifySignature(deps, provider, request);
+    const verified = await verifySignature(deps, provider, request, signal);
     if (!verified.ok) return { ...facts, outcome: 'rejected', reason: verified.reason };
     const delivery = verified.delivery;
     Object.assign(facts, {
@@ -121,8 +133,10 @@ export async function acceptDelivery(
     const handshake = handshakeAnswer(provider.scheme, delivery, verified.secrets);
     if (handshake) return { ...facts, outcome: 'handshake', answer: handshake };
     facts.eventType = delivery.eventType;
-    return await claimAndEnqueue(deps, provider, delivery, type, facts);
+    return await claimAndEnqueue(deps, provider, delivery, type, facts, signal);
   } catch (error) {
+    if (error instanceof TimedOut) return { ...facts, outcome: 'timed_out', stage: error.stage };
+    if (error instanceof DeadlineReached) return { ...facts, outcome: 'timed_out', stage: 'verify' };
     if (error instanceof DependencyError) {
       return {
         ...facts,
@@ -135,12 +149,21 @@ export async function acceptDelivery(
   }
 }
 
+/** The deadline, with where it struck. */
+class TimedOut extends Error {
+  override name = 'TimedOut';
+  constructor(readonly stage: 'claim' | 'enqueue') {
+    super(stage);
+  }
+}
+
 async function claimAndEnqueue(
   deps: AcceptDeliveryDeps,
   provider: ResolvedProvider,
   delivery: VerifiedDelivery,
   contentType: string,
   facts: DeliveryFacts,
+  signal: AbortSignal,
 ): Promise<DeliveryResult> {
   const { inbox, clock, config } = deps;
   const nowMs = clock.now();
@@ -148,7 +171,7 @@ async function claimAndEnqueue(
   const pk = inboxKey(provider.id, delivery.dedupKey);
   const claimToken = randomUUID();
   const large = delivery.body.length > config.inlineLimitBytes;
-  const claim = await inbox.claim({
+  const claiming = inbox.claim({
     provider: provider.id,
     dedupKey: delivery.dedupKey,
     deliveryId: delivery.deliveryId,
@@ -160,46 +183,104 @@ async function claimAndEnqueue(
     ttlSeconds: recordTtlSeconds(config, provider),
     claimToken,
   });
-  if (claim.kind === 'duplicate') return { ...facts, outcome: 'duplicate', id };
-  if (claim.kind === 'conflict') return { ...facts, outcome: 'conflict' };
-  if (claim.kind === 'in_flight')
-    return { ...facts, outcome: 'in_flight', retryAfterSeconds: claim.retryAfterSeconds };
+  let claim: Awaited<typeof claiming>;
+  try {
+    claim = await untilAborted(claiming, signal);
+  } catch (error) {
+    // The put may still apply after we stop waiting: release under our token. If the release is overtaken
+    // by a late put, the claim's lease lapses and the retry takes it then.
+    if (error instanceof DeadlineReached) {
+      await releaseLate(inbox, pk, claimToken, claiming);
+      throw new TimedOut('claim');
+    }
+    throw error;
+  }
+  const send = () => enqueue(deps, provider, delivery, contentType, facts.eventType, nowMs, signal);
+  switch (claim.kind) {
+    case 'duplicate':
+      return { ...facts, outcome: 'duplicate', id };
+    case 'conflict':
+      return { ...facts, outcome: 'conflict' };
+    case 'in_flight':
+      return { ...facts, outcome: 'in_flight', retryAfterSeconds: claim.retryAfterSeconds };
+    case 'pending':
+      // Another invocation holds the claim, and no mark says whether it has sent yet (verify writes none
+      // after the send). Send a copy rather than answer "in flight": the delivery is then durable whatever
+      // the other invocation does, and the processor's lease and processed mark run it once.
+      try {
+        await send();
+      } catch (error) {
+        if (error instanceof DeadlineReached) throw new TimedOut('enqueue');
+        throw error;
+      }
+      return { ...facts, outcome: 'duplicate', id };
+    case 'claimed':
+      break;
+  }
 
   const started = clock.now();
   let messageId: string;
   try {
-    const dataref = large
-      ? await deps.payloads.put(
-          payloadKey(provider.id, delivery.payloadSha256),
-          delivery.body,
-          delivery.payloadSha256,
-        )
-      : undefined;
-    const envelope = buildEnvelope({
-      provider: provider.id,
-      dedupKey: delivery.dedupKey,
-      deliveryId: delivery.deliveryId,
-      eventType: facts.eventType,
-      contentType,
-      payloadSha256: delivery.payloadSha256,
-      body: delivery.body,
-      dataref,
-      receivedAtMs: nowMs,
-      occurredAtMs: occurredAtOf(provider.scheme, delivery, nowMs),
-    });
-    ({ messageId } = await deps.queue.send({
-      body: serializeEnvelope(envelope),
-      attributes: envelopeAttributes(envelope),
-    }));
+    messageId = await send();
   } catch (error) {
     // Not enqueued: give the claim back so the provider's retry is treated as new, not as a duplicate.
-    // If the release fails too, the lease lapses and the retry claims it then.
+    // If the release fails too, the lease lapses and the retry claims it then. At the deadline the send
+    // may still go through after the release: the retry then enqueues a second copy, which the
+    // processor's lease and processed mark absorb.
     await inbox.release(pk, claimToken).catch(() => undefined);
+    if (error instanceof DeadlineReached) throw new TimedOut('enqueue');
     throw error;
   }
-  const enqueueMs = clock.now() - started;
-  // The message is durable now, so the answer is 202 whatever happens next. If the mark fails, the claim's
-  // lease lapses, a retry may enqueue again, and the processor's inbox check absorbs the second copy.
-  const marked = await inbox.markEnqueued(pk, claimToken, messageId, clock.now()).catch(() => false);
-  return { ...facts, outcome: 'accepted', id, messageId, enqueueMs, markFailed: !marked };
+  // The message is durable now: 202. No mark follows (three writes a delivery: this claim, the processor's
+  // lease, its processed mark). The record stays `claimed` until the processor's lease moves it on; a
+  // provider's retry meanwhile sends a copy (`pending` above), or after the claim's lease retakes it.
+  return { ...facts, outcome: 'accepted', id, messageId, enqueueMs: clock.now() - started };
+}
+
+/** The payload (when large) and the message: what makes a delivery durable. Returns the message id. */
+async function enqueue(
+  deps: AcceptDeliveryDeps,
+  provider: ResolvedProvider,
+  delivery: VerifiedDelivery,
+  contentType: string,
+  eventType: string | undefined,
+  receivedAtMs: number,
+  signal: AbortSignal,
+): Promise<string> {
+  const key = payloadKey(provider.id, delivery.payloadSha256);
+  const dataref =
+    delivery.body.length > deps.config.inlineLimitBytes
+      ? await untilAborted(deps.payloads.put(key, delivery.body, delivery.payloadSha256), signal)
+      : undefined;
+  const envelope = buildEnvelope({
+    provider: provider.id,
+    dedupKey: delivery.dedupKey,
+    deliveryId: delivery.deliveryId,
+    eventType,
+    contentType,
+    payloadSha256: delivery.payloadSha256,
+    body: delivery.body,
+    dataref,
+    receivedAtMs,
+    occurredAtMs: occurredAtOf(provider.scheme, delivery, receivedAtMs),
+  });
+  const { messageId } = await untilAborted(
+    deps.queue.send({ body: serializeEnvelope(envelope), attributes: envelopeAttributes(envelope) }),
+    signal,
+  );
+  return messageId;
+}
+
+/** Releases a claim whose put we stopped waiting for, once the put has answered (or at once if it hangs). */
+async function releaseLate(
+  inbox: Inbox,
+  pk: string,
+  claimToken: string,
+  claiming: Promise<unknown>,
+): Promise<void> {
+  claiming.then(
+    () => inbox.release(pk, claimToken).catch(() => undefined),
+    () => undefined,
+  );
+  await inbox.release(pk, claimToken).catch(() => undefined);
 }

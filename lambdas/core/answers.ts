@@ -32,6 +32,8 @@ export function answerFor(result: DeliveryResult): HttpAnswer {
       return answer(503, { error: 'in_flight' }, { 'retry-after': String(result.retryAfterSeconds) });
     case 'dependency_error':
       return answer(503, { error: 'unavailable' }, { 'retry-after': '5' });
+    case 'timed_out':
+      return answer(503, { error: 'timeout' }, { 'retry-after': '5' });
     case 'rejected': {
       const status = statusForReason(result.reason);
       const headers: Record<string, string> = status === 405 ? { allow: 'POST' } : {};

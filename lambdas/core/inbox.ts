@@ -88,6 +88,9 @@ export function newClaimRecord(claim: NewClaim): InboxRecord {
 export type ClaimOutcome =
   | { kind: 'claimed'; claimToken: string }
   | { kind: 'duplicate'; existing: InboxRecord }
+  /** Claimed by another invocation, the same bytes: it may or may not have sent the message yet. */
+  | { kind: 'pending'; existing: InboxRecord }
+  /** The record is churning (vanished twice between put and read): come back shortly. */
   | { kind: 'in_flight'; existing: InboxRecord; retryAfterSeconds: number }
   | { kind: 'conflict'; existing: InboxRecord };
 
@@ -99,7 +102,6 @@ export type ClaimOutcome =
 export function classifyExisting(
   existing: InboxRecord,
   payloadSha256: string,
-  nowMs: number,
   claimToken?: string,
 ): ClaimOutcome {
   // Our own claim: the put was applied, its answer was lost, and the SDK's retry found it. It is ours.
@@ -108,20 +110,8 @@ export function classifyExisting(
   }
   // Same signed id, different bytes: a sender bug or an attack. Never overwrite the first record.
   if (existing.payloadSha256 !== payloadSha256) return { kind: 'conflict', existing };
-  if (existing.status === 'claimed') {
-    const remainingMs = Math.max(0, (existing.leaseUntil ?? nowMs) - nowMs);
-    return { kind: 'in_flight', existing, retryAfterSeconds: Math.max(1, Math.ceil(remainingMs / 1000)) };
-  }
+  if (existing.status === 'claimed') return { kind: 'pending', existing };
   return { kind: 'duplicate', existing };
-}
-
-/**
- * Whether a failed markEnqueued condition was our own mark, applied and retried by the SDK after its answer
- * was lost, or the processor taking the message we sent before we could mark it. Either way the message is
- * durable and the record has moved on from our claim.
- */
-export function claimMovedOn(existing: InboxRecord | undefined, claimToken: string): boolean {
-  return existing?.claimToken === claimToken && existing.status !== 'claimed';
 }
 
 /** What the processor asks for when it takes the processing lease. */

@@ -23,8 +23,6 @@ export interface Inbox {
   claim(claim: NewClaim): Promise<ClaimOutcome>;
   /** Deletes our claim after a failed enqueue, so the provider's retry is not taken for a duplicate. */
   release(pk: string, claimToken: string): Promise<void>;
-  /** Marks our claim enqueued. Returns false if the claim is no longer ours or has moved on. */
-  markEnqueued(pk: string, claimToken: string, messageId: string, nowMs: number): Promise<boolean>;
   get(pk: string): Promise<InboxRecord | undefined>;
 
   /**
@@ -38,6 +36,11 @@ export interface Inbox {
    * taken over cannot mark, and an SDK retry of our own applied mark applies again. False if not ours.
    */
   markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
+  /**
+   * A lease taken but never used: the invocation ran out before the handler started. The lease lapses at
+   * once and nothing is counted. Conditioned on our token; false if not ours.
+   */
+  releaseLease(pk: string, processingToken: string): Promise<boolean>;
   /** A transient failure: `failed`, lease released, attempts + 1. Conditioned on our token. */
   markFailed(pk: string, processingToken: string, errorCode: string, nowMs: number): Promise<boolean>;
   /**

@@ -52,6 +52,13 @@ export interface ProcessDeps {
   /** Waits between write retries. @default setTimeout */
   sleep?: (ms: number) => Promise<void>;
   log: EventContext['log'];
+  /**
+   * Aborted when the invocation is about to time out: a record whose handler has not started by then does
+   * not start it (`not_started`). The Lambda layer hands such records back to the queue.
+   */
+  signal?: AbortSignal;
+  /** Told the moment a record's handler is about to run, so the Lambda layer knows what has started. */
+  onStarted?: (messageId: string) => void;
 }
 
 export type RecordResult = {
@@ -75,6 +82,8 @@ export type RecordResult = {
   | { outcome: 'dead_lettered'; code: string; recorded: boolean }
   /** A later receive of a message already given up. */
   | { outcome: 'draining'; code: string }
+  /** The invocation ran out before this record's handler started: handed back, nothing counted. */
+  | { outcome: 'not_started' }
   | { outcome: 'retry'; code: string; delaySeconds: number }
 );
 
@@ -138,6 +147,7 @@ function parseData(handler: EventDefinition, body: Buffer): unknown {
 export async function processRecord(deps: ProcessDeps, record: QueueRecord): Promise<RecordResult> {
   const nowMs = deps.clock.now();
   const base = { ageMs: Math.max(0, nowMs - record.sentTimestampMs) };
+  if (deps.signal?.aborted) return { ...base, outcome: 'not_started' };
   const envelope = parseEnvelope(record.body);
   // Not written by the verify Lambda: nothing to mark, and the next receive will judge it the same way.
   if (!envelope) return giveUp(deps, record, base, 'malformed_envelope', undefined);
@@ -190,6 +200,12 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       return { ...facts, outcome: 'unknown_acked', ...(marked === 'failed' ? { markFailed: true } : {}) };
     }
     const data = parseData(handler, body);
+    if (deps.signal?.aborted) {
+      // Too late to start: give the lease back so the next receive need not wait it out.
+      await deps.inbox.releaseLease(pk, token).catch(() => false);
+      return { ...facts, outcome: 'not_started' };
+    }
+    deps.onStarted?.(record.messageId);
     await withDeadline(deps, (signal) =>
       handler.handle(data, {
         provider: envelope.provider,

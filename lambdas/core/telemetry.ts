@@ -7,6 +7,8 @@ export interface LogSink {
   info(message: string, attributes: LogAttributes): void;
   warn(message: string, attributes: LogAttributes): void;
   error(message: string, attributes: LogAttributes): void;
+  /** Keys put on every line until the next call (the middy layer sets the request id per invocation). */
+  setContext?(keys: LogAttributes): void;
 }
 
 export type MetricUnitName = 'Count' | 'Milliseconds' | 'Seconds' | 'Bytes';

@@ -3,6 +3,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { PROCESS_METRICS } from '../../config/telemetry';
+import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { type ProcessDeps, processRecord, type QueueRecord, type RecordResult } from '../core/process-record';
 import type { LogSink, MetricSink } from '../core/telemetry';
 
@@ -22,6 +23,8 @@ export interface ProcessHandlerDeps
 export type ProcessHandler = (
   event: SQSEvent,
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
+  /** Aborted when the invocation is about to time out (the middy layer's early timeout). */
+  signal?: AbortSignal,
 ) => Promise<SQSBatchResponse>;
 
 /** Raised to Powertools batch so it reports the record as failed; the real code is already logged. */
@@ -37,10 +40,18 @@ const OUTCOME_METRIC = {
   dead_lettered: PROCESS_METRICS.deadLettered,
   draining: PROCESS_METRICS.draining,
   retry: PROCESS_METRICS.transientFailure,
+  not_started: PROCESS_METRICS.notStarted,
 } as const;
 
 /** Outcomes that leave the message on the queue: reported as batch item failures. */
-const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set(['retry', 'dead_lettered', 'draining']);
+const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
+  'retry',
+  'dead_lettered',
+  'draining',
+  'not_started',
+]);
+
+const NO_DEADLINE = new AbortController().signal;
 
 export function queueRecordFrom(record: SQSRecord): QueueRecord {
   const attributes: Record<string, string> = {};
@@ -87,7 +98,8 @@ function recordResult(deps: ProcessHandlerDeps, messageId: string, result: Recor
     );
     return;
   }
-  if (result.outcome === 'dead_lettered') deps.logger.warn('event dead-lettered', attributes);
+  if (result.outcome === 'not_started') deps.logger.warn('event handed back unstarted', attributes);
+  else if (result.outcome === 'dead_lettered') deps.logger.warn('event dead-lettered', attributes);
   else if (result.outcome === 'retry') deps.logger.warn('event will be retried', attributes);
   else deps.logger.info(`event ${result.outcome.replace('_', ' ')}`, attributes);
 }
@@ -95,11 +107,12 @@ function recordResult(deps: ProcessHandlerDeps, messageId: string, result: Recor
 export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
   const log = (message: string, attributes?: Record<string, string | number | boolean | undefined>) =>
     deps.logger.info(message, attributes ?? {});
-  return async (event, context) => {
+  return async (event, context, signal = NO_DEADLINE) => {
     // Hold the lease for as long as this invocation can still run, so a second worker cannot start the
     // same effect while the first is alive; a crashed worker's lease lapses after that.
     const startedMs = deps.clock.now();
     const remainingMs = context?.getRemainingTimeInMillis?.() ?? deps.defaultLeaseMs;
+    const batch = new BatchState();
     const processDeps: ProcessDeps = {
       ...deps,
       leaseMs: remainingMs + (deps.leaseMarginMs ?? 5_000),
@@ -107,19 +120,89 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
       // Mark retries stop a second before the invocation would be cut off (visibilityCeiling counts on it).
       deadlineMs: startedMs + remainingMs - 1_000,
       log,
+      signal,
+      onStarted: (messageId) => batch.started.add(messageId),
     };
     const recordHandler = async (record: SQSRecord) => {
       const result = await processRecord(processDeps, queueRecordFrom(record));
-      recordResult(deps, record.messageId, result);
+      batch.settle(record.messageId, !NOT_DONE.has(result.outcome));
+      // Handed back already, and logged then, if the deadline struck while it waited.
+      if (!(result.outcome === 'not_started' && batch.handedBack.has(record.messageId))) {
+        recordResult(deps, record.messageId, result);
+      }
       if (NOT_DONE.has(result.outcome)) throw new RetryLater('code' in result ? result.code : result.outcome);
     };
+    // A new processor per batch: it keeps per-batch state, and local mode may run batches concurrently.
+    const processing = processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+      throwOnFullBatchFailure: false,
+    });
     try {
-      // A new processor per batch: it keeps per-batch state, and local mode may run batches concurrently.
-      return await processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
-        throwOnFullBatchFailure: false,
-      });
+      return await Promise.race([processing, aborted(signal).then(() => handBack(deps, event, batch))]);
+    } catch (error) {
+      // A bug outside any one record: only the records not yet settled fail, so nothing done runs again.
+      deps.logger.error('batch failed', { outcome: 'error', errorName: (error as Error)?.name ?? 'unknown' });
+      return batch.response(event);
     } finally {
+      processing.catch(() => undefined);
       deps.metrics.publishStoredMetrics();
     }
   };
+}
+
+/** What the batch has done so far, for an answer given before Powertools has finished. */
+class BatchState {
+  /** Message ids whose result is in, and whether that result acknowledges the message. */
+  readonly settled = new Map<string, boolean>();
+  /** Message ids whose handler has been called. */
+  readonly started = new Set<string>();
+  readonly handedBack = new Set<string>();
+
+  settle(messageId: string, acknowledged: boolean): void {
+    this.settled.set(messageId, acknowledged);
+  }
+
+  /** Every record not acknowledged is a batch item failure: SQS keeps it. */
+  response(event: SQSEvent): SQSBatchResponse {
+    return {
+      batchItemFailures: event.Records.filter((r) => this.settled.get(r.messageId) !== true).map((r) => ({
+        itemIdentifier: r.messageId,
+      })),
+    };
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * The invocation is about to time out. Records whose handler never started are made visible again at once
+ * and reported as failures: they come back on the next poll, not after the visibility timeout, and their
+ * handler is not charged with a failure. Started ones are cut off by their own deadline (process-record.ts),
+ * which has passed by now; any still unsettled are reported as failures and keep their visibility.
+ */
+async function handBack(
+  deps: ProcessHandlerDeps,
+  event: SQSEvent,
+  batch: BatchState,
+): Promise<SQSBatchResponse> {
+  const unstarted = event.Records.filter(
+    (r) => !batch.settled.has(r.messageId) && !batch.started.has(r.messageId),
+  );
+  await Promise.all(
+    unstarted.map(async (record) => {
+      batch.handedBack.add(record.messageId);
+      await deps.messages.delay(record.receiptHandle, 0).catch(() => undefined);
+      const queued = queueRecordFrom(record);
+      recordResult(deps, record.messageId, {
+        outcome: 'not_started',
+        ageMs: Math.max(0, deps.clock.now() - queued.sentTimestampMs),
+        provider: queued.attributes[MESSAGE_ATTRIBUTES.provider],
+        eventType: queued.attributes[MESSAGE_ATTRIBUTES.eventType],
+        dedupKey: queued.attributes[MESSAGE_ATTRIBUTES.dedupKey],
+      });
+    }),
+  );
+  return batch.response(event);
 }

@@ -11,12 +11,12 @@ import { S3PayloadReader } from '../adapters/s3-payloads';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
 import { EVENT_HANDLERS } from '../events';
-import { createProcessHandler } from './create-handler';
+import { processLambda } from './lambda';
 
 const runtime = runtimeFromEnv();
 const clients = createAwsClients();
 
-export const handler = createProcessHandler({
+export const handler = processLambda({
   config: runtime.config,
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
   payloads: new S3PayloadReader(clients.s3, runtime.bucketName),

@@ -1,8 +1,8 @@
 // The verify handler factory. Everything it talks to is passed in, so the Lambda entry, local mode and
 // the tests build the same handler over different clients.
 import type { Context } from 'aws-lambda';
-import { type AcceptDeliveryDeps, acceptDelivery, type DeliveryResult } from '../core/accept-delivery';
-import { answerFor, internalErrorAnswer } from '../core/answers';
+import { type AcceptDeliveryDeps, acceptDelivery } from '../core/accept-delivery';
+import { answerFor } from '../core/answers';
 import type { LogSink, MetricSink } from '../core/telemetry';
 import { type FrontDoorEvent, requestFromEvent } from './front-door-event';
 import { recordDelivery } from './record-delivery';
@@ -21,28 +21,21 @@ export interface VerifyResponse {
 
 export type VerifyHandler = (
   event: FrontDoorEvent,
-  context?: Pick<Context, 'awsRequestId'>,
+  context?: Partial<Pick<Context, 'awsRequestId' | 'getRemainingTimeInMillis'>>,
+  /** Aborted when the invocation is about to time out (the middy layer's early timeout). */
+  signal?: AbortSignal,
 ) => Promise<VerifyResponse>;
 
+/**
+ * The pipeline around one request: parse, accept, answer, log. A bug throws: the middy layer
+ * (lambda.ts) turns it into the last-resort answer.
+ */
 export function createVerifyHandler(deps: VerifyHandlerDeps): VerifyHandler {
-  return async (event, context) => {
+  return async (event, context, signal) => {
     const started = performance.now();
-    let result: DeliveryResult;
-    let meta: { requestId?: string; sourceIp?: string } = { requestId: context?.awsRequestId };
-    try {
-      const request = requestFromEvent(event);
-      meta = { requestId: request.requestId ?? meta.requestId, sourceIp: request.sourceIp };
-      result = await acceptDelivery(deps, request);
-    } catch (error) {
-      // A bug, not a dependency failure. Log its name only: a message could quote request data.
-      deps.logger.error('verify failed', {
-        outcome: 'error',
-        errorName: (error as Error)?.name ?? 'unknown',
-        ...meta,
-      });
-      deps.metrics.publishStoredMetrics();
-      return { ...internalErrorAnswer(), isBase64Encoded: false };
-    }
+    const request = requestFromEvent(event);
+    const meta = { requestId: request.requestId ?? context?.awsRequestId, sourceIp: request.sourceIp };
+    const result = await acceptDelivery(deps, request, signal);
     const answer = answerFor(result);
     recordDelivery(deps.logger, deps.metrics, result, answer.statusCode, {
       durationMs: performance.now() - started,

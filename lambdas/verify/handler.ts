@@ -9,12 +9,12 @@ import { S3PayloadWriter } from '../adapters/s3-payload-writer';
 import { SecretsManagerSource } from '../adapters/secrets';
 import { SqsDeliveryQueue } from '../adapters/sqs-queue';
 import { systemClock } from '../core/ports';
-import { createVerifyHandler } from './create-handler';
+import { verifyLambda } from './lambda';
 
 const runtime = runtimeFromEnv();
 const clients = createVerifyClients();
 
-export const handler = createVerifyHandler({
+export const handler = verifyLambda({
   config: runtime.config,
   inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
   queue: new SqsDeliveryQueue(clients.sqs, runtime.queueUrl),

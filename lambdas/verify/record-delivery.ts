@@ -13,6 +13,7 @@ const OUTCOME_METRIC = {
   in_flight: VERIFY_METRICS.inFlight,
   rejected: VERIFY_METRICS.rejected,
   dependency_error: VERIFY_METRICS.dependencyError,
+  timed_out: VERIFY_METRICS.timedOut,
 } as const;
 
 export function recordDelivery(
@@ -43,7 +44,6 @@ export function recordDelivery(
     case 'accepted':
       metrics.addMetric(VERIFY_METRICS.enqueueLatency, 'Milliseconds', result.enqueueMs);
       attributes.messageId = result.messageId;
-      if (result.markFailed) attributes.markFailed = true;
       logger.info('delivery accepted', attributes);
       return;
     case 'duplicate':
@@ -65,6 +65,10 @@ export function recordDelivery(
         reason: `${result.dependency}_unavailable`,
         operation: result.operation,
       });
+      return;
+    case 'timed_out':
+      // A dependency slower than the function's timeout: the claim was given back, the provider retries.
+      logger.error('delivery timed out', { ...attributes, reason: 'timeout', stage: result.stage });
       return;
     case 'rejected':
       attributes.reason = result.reason;

@@ -14,8 +14,9 @@ import { SCHEMES } from '../../lambdas/core/schemes';
 import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
 import { noMetrics } from '../../lambdas/core/telemetry';
 import { defineEvent, type EventContext, type EventDefinition } from '../../lambdas/events';
-import { createProcessHandler } from '../../lambdas/process/create-handler';
-import { createVerifyHandler, type VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
+import { processLambda } from '../../lambdas/process/lambda';
+import type { VerifyHandlerDeps } from '../../lambdas/verify/create-handler';
+import { verifyLambda } from '../../lambdas/verify/lambda';
 import { restProxyEvent } from '../../local/rest-proxy-event';
 import { SqsEventSource } from '../../local/sqs-event-source';
 import type { EmulatorContext } from './emulators';
@@ -49,14 +50,19 @@ export interface LogLine {
 /** Keeps every log line so tests can check what was (and was not) logged. */
 export class CapturingLogger implements LogSink {
   readonly lines: LogLine[] = [];
+  private context: LogAttributes = {};
   info(message: string, attributes: LogAttributes) {
-    this.lines.push({ level: 'info', message, attributes });
+    this.lines.push({ level: 'info', message, attributes: { ...this.context, ...attributes } });
   }
   warn(message: string, attributes: LogAttributes) {
-    this.lines.push({ level: 'warn', message, attributes });
+    this.lines.push({ level: 'warn', message, attributes: { ...this.context, ...attributes } });
   }
   error(message: string, attributes: LogAttributes) {
-    this.lines.push({ level: 'error', message, attributes });
+    this.lines.push({ level: 'error', message, attributes: { ...this.context, ...attributes } });
+  }
+  /** As the JSON logger does: keys on every line until the next call (the middy layer's log context). */
+  setContext(keys: LogAttributes) {
+    this.context = keys;
   }
   last(): LogLine | undefined {
     return this.lines[this.lines.length - 1];
@@ -80,7 +86,7 @@ export function verifyHandlerFor(
     metrics: noMetrics,
     ...overrides,
   };
-  return { handler: createVerifyHandler(deps), deps, logger };
+  return { handler: verifyLambda(deps), deps, logger };
 }
 
 export function processHandlerFor(
@@ -97,7 +103,7 @@ export function processHandlerFor(
   } = {},
 ) {
   const logger = new CapturingLogger();
-  const handler = createProcessHandler({
+  const handler = processLambda({
     config: overrides.config ?? ctx.config,
     inbox: new DynamoInbox(ctx.clients.dynamodb, resources.tableName),
     payloads: new S3PayloadReader(ctx.clients.s3, resources.bucketName),

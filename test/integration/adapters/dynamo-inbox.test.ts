@@ -93,10 +93,16 @@ function loseNextAnswer(command: 'PutItemCommand' | 'UpdateItemCommand') {
   return lost;
 }
 
-/** A claimed and enqueued record, as the verify Lambda leaves it. */
+/** A claimed record, as the verify Lambda leaves it once the message is sent: no mark follows. */
 async function enqueued(claim = newClaim()): Promise<NewClaim> {
-  await inbox.claim(claim);
-  expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', claim.nowMs + 5)).toBe(true);
+  expect((await inbox.claim(claim)).kind).toBe('claimed');
+  return claim;
+}
+
+/** A record the processor has taken: what ends a claim's "in flight" answers. */
+async function taken(claim = newClaim()): Promise<NewClaim> {
+  await enqueued(claim);
+  expect((await inbox.beginProcessing(PK, seedOf(claim), lease('p1', claim.nowMs + 5))).kind).toBe('leased');
   return claim;
 }
 
@@ -107,17 +113,19 @@ describe('claim', () => {
     expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
   });
 
-  it('answers duplicate for the same key and payload once the first delivery is enqueued', async () => {
-    await enqueued();
+  it('answers duplicate for the same key and payload once the processor has taken the first delivery', async () => {
+    await taken();
     const outcome = await inbox.claim(newClaim({ nowMs: T0 + 1_000 }));
     expect(outcome.kind).toBe('duplicate');
-    expect(outcome.kind === 'duplicate' && outcome.existing.status).toBe('enqueued');
+    expect(outcome.kind === 'duplicate' && outcome.existing.status).toBe('processing');
   });
 
-  it('answers in_flight with the lease remainder while the first claim is live and unmarked', async () => {
-    await inbox.claim(newClaim());
+  it('answers pending while a live claim of the same bytes is held by another invocation (it may not have sent)', async () => {
+    const first = newClaim();
+    await inbox.claim(first);
     const outcome = await inbox.claim(newClaim({ nowMs: T0 + 10_000 }));
-    expect(outcome).toMatchObject({ kind: 'in_flight', retryAfterSeconds: LEASE_SECONDS - 10 });
+    expect(outcome).toMatchObject({ kind: 'pending', existing: { claimToken: first.claimToken } });
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(first));
   });
 
   it('answers conflict for the same key with a different payload and leaves the first record untouched', async () => {
@@ -147,8 +155,8 @@ describe('claim', () => {
     expect(await inbox.claim(retry)).toEqual({ kind: 'claimed', claimToken: retry.claimToken });
   });
 
-  it('does not take over an enqueued record even long after its claim lease', async () => {
-    await enqueued();
+  it('does not take over a record the processor has taken, even long after the claim lease', async () => {
+    await taken();
     expect((await inbox.claim(newClaim({ nowMs: T0 + 3_600_000 }))).kind).toBe('duplicate');
   });
 
@@ -157,7 +165,7 @@ describe('claim', () => {
     const outcomes = await Promise.all(claims.map((claim) => inbox.claim(claim)));
     const winners = outcomes.filter((outcome) => outcome.kind === 'claimed');
     expect(winners).toHaveLength(1);
-    expect(outcomes.filter((outcome) => outcome.kind === 'in_flight')).toHaveLength(49);
+    expect(outcomes.filter((outcome) => outcome.kind === 'pending')).toHaveLength(49);
     expect((await inbox.get(PK))?.claimToken).toBe(winners[0]?.kind === 'claimed' && winners[0].claimToken);
   });
 
@@ -176,7 +184,7 @@ describe('claim', () => {
   });
 });
 
-describe('release and markEnqueued', () => {
+describe('release', () => {
   it('release deletes the claim when the token is ours', async () => {
     const claim = newClaim();
     await inbox.claim(claim);
@@ -191,50 +199,10 @@ describe('release and markEnqueued', () => {
     expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
   });
 
-  it('release never deletes an enqueued record, even with the right token', async () => {
-    const claim = await enqueued();
+  it('release never deletes a record the processor has taken, even with the right token', async () => {
+    const claim = await taken();
     await inbox.release(PK, claim.claimToken);
-    expect((await inbox.get(PK))?.status).toBe('enqueued');
-  });
-
-  it('markEnqueued records the message and drops the claim lease', async () => {
-    const claim = newClaim();
-    await inbox.claim(claim);
-    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 250)).toBe(true);
-    const record = await inbox.get(PK);
-    expect(record).toMatchObject({
-      status: 'enqueued',
-      messageId: 'msg-1',
-      enqueuedAt: new Date(T0 + 250).toISOString(),
-      claimToken: claim.claimToken,
-    });
-    expect(record?.leaseUntil).toBeUndefined();
-  });
-
-  it('markEnqueued with a stale token (lease taken over) returns false and changes nothing', async () => {
-    const first = newClaim();
-    await inbox.claim(first);
-    const second = newClaim({ nowMs: T0 + LEASE_SECONDS * 1000 + 1 });
-    await inbox.claim(second);
-    expect(await inbox.markEnqueued(PK, first.claimToken, 'msg-1', T0 + 40_000)).toBe(false);
-    expect(await inbox.get(PK)).toEqual(newClaimRecord(second));
-  });
-
-  it('markEnqueued answers true when the processor took the message before the mark (the message is durable)', async () => {
-    const claim = newClaim();
-    await inbox.claim(claim);
-    expect((await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 10))).kind).toBe('leased');
-    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(true);
     expect((await inbox.get(PK))?.status).toBe('processing');
-  });
-
-  it('markEnqueued answers true when its applied update was retried by the SDK after the answer was lost', async () => {
-    const claim = newClaim();
-    await inbox.claim(claim);
-    const lost = loseNextAnswer('UpdateItemCommand');
-    expect(await inbox.markEnqueued(PK, claim.claimToken, 'msg-1', T0 + 20)).toBe(true);
-    expect(lost.failures).toBe(1);
-    expect(await inbox.get(PK)).toMatchObject({ status: 'enqueued', messageId: 'msg-1' });
   });
 });
 
@@ -247,9 +215,9 @@ describe('claim: our own write, retried by the SDK', () => {
     expect(await inbox.get(PK)).toEqual(newClaimRecord(claim));
   });
 
-  it('still answers in_flight to another invocation holding a live claim of the same bytes', async () => {
+  it('still answers pending to another invocation holding a live claim of the same bytes', async () => {
     await inbox.claim(newClaim());
-    expect((await inbox.claim(newClaim({ nowMs: T0 + 1000 }))).kind).toBe('in_flight');
+    expect((await inbox.claim(newClaim({ nowMs: T0 + 1000 }))).kind).toBe('pending');
   });
 
   it('lets a lapsed claim be retaken by the same bytes only: other bytes under the same id are a conflict', async () => {
@@ -303,6 +271,7 @@ describe('processing lease', () => {
       leaseUntil: T0 + PROCESSING_LEASE_MS,
       leaseMessageId: 'msg-1',
       leaseReceiveCount: 1,
+      messageId: 'msg-1',
       receivedAt: new Date(T0).toISOString(),
       attempts: 0,
     });
@@ -428,6 +397,28 @@ describe('processing lease', () => {
     const record = await inbox.get(PK);
     expect(record).toMatchObject({ status: 'failed', attempts: 2, lastErrorCode: 'http_500' });
     expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('releaseLease lapses our unused lease at once, counts nothing, and lets the next receive take it', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    expect(await inbox.releaseLease(PK, 'p1')).toBe(true);
+    const record = await inbox.get(PK);
+    expect(record).toMatchObject({ status: 'processing', attempts: 0, leaseUntil: 0 });
+    expect(record?.processingToken).toBeUndefined();
+    expect(record?.lastErrorCode).toBeUndefined();
+    // Within what would have been the first lease: only a released one lets the second worker in.
+    expect((await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 10))).kind).toBe('leased');
+  });
+
+  it("releaseLease with another worker's token changes nothing", async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    expect(await inbox.releaseLease(PK, 'other')).toBe(false);
+    expect(await inbox.get(PK)).toMatchObject({
+      processingToken: 'p1',
+      leaseUntil: T0 + PROCESSING_LEASE_MS,
+    });
   });
 
   it('markFailed with a stale token changes nothing', async () => {
@@ -606,7 +597,7 @@ describe('dependency failures', () => {
     const failures = {
       PutItem: inbox.claim(newClaim()),
       GetItem: inbox.get(PK),
-      UpdateItem: inbox.markEnqueued(PK, claim.claimToken, 'm', T0),
+      UpdateItem: inbox.markProcessed(PK, 'p', T0),
       DeleteItem: inbox.release(PK, claim.claimToken),
       Scan: inbox.list({ limit: 1 }),
     };

@@ -31,21 +31,22 @@ describe('newClaimRecord', () => {
 describe('classifyExisting', () => {
   it('calls a different payload hash a conflict whatever the status', () => {
     for (const status of ['claimed', 'enqueued', 'processed'] as const) {
-      expect(classifyExisting(record({ status }), 'bb', NOW).kind).toBe('conflict');
+      expect(classifyExisting(record({ status }), 'bb').kind).toBe('conflict');
     }
   });
 
-  it('calls a live claim in flight, with Retry-After from the lease', () => {
-    expect(classifyExisting(record({ leaseUntil: NOW + 12_500 }), 'aa', NOW)).toMatchObject({
-      kind: 'in_flight',
-      retryAfterSeconds: 13,
-    });
+  it('calls a claim of the same bytes held by another invocation pending: it may not have sent yet', () => {
+    expect(classifyExisting(record({ leaseUntil: NOW + 12_500 }), 'aa')).toMatchObject({ kind: 'pending' });
+  });
+
+  it('takes a claim carrying our own token as ours (an SDK retry of our applied put)', () => {
+    expect(classifyExisting(record({}), 'aa', 't')).toEqual({ kind: 'claimed', claimToken: 't' });
   });
 
   it.each(['enqueued', 'processing', 'processed', 'failed', 'dead-lettered'] as const)(
     'calls a %s record with the same hash a duplicate',
     (status) => {
-      expect(classifyExisting(record({ status }), 'aa', NOW).kind).toBe('duplicate');
+      expect(classifyExisting(record({ status }), 'aa').kind).toBe('duplicate');
     },
   );
 });

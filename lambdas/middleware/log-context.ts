@@ -1,0 +1,19 @@
+// Puts the invocation's request id and cold-start flag on every log line of the invocation, as
+// Powertools' injectLambdaContext does, for the one logger the handlers use.
+import type { MiddlewareObj } from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { LogSink } from '../core/telemetry';
+import { currentInvocation } from './invocation';
+
+export function logContext<E, R>(logger: LogSink): MiddlewareObj<E, R, Error, Context> {
+  return {
+    before: (request) => {
+      // `awsRequestId`, not `requestId`: the verify line's requestId is the front door's, the one in the
+      // access log. The cold-start flag is written only when true: one key fewer on every warm line.
+      logger.setContext?.({
+        awsRequestId: request.context.awsRequestId,
+        ...(currentInvocation().coldStart ? { coldStart: true } : {}),
+      });
+    },
+  };
+}

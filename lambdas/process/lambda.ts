@@ -1,0 +1,45 @@
+// The processor Lambda as a middy chain around the pure factory: the per-invocation signal and its early
+// timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
+// run this chain.
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { abortThenAnswer, asInvocation, coldStartFlag, currentInvocation } from '../middleware/invocation';
+import { logContext } from '../middleware/log-context';
+import { createProcessHandler, type ProcessHandler, type ProcessHandlerDeps } from './create-handler';
+
+export interface ProcessLambdaOptions {
+  /**
+   * How long before Lambda's timeout the batch is answered: records not yet started are handed back
+   * (visible at once) and reported as failures. It falls after the handlers' own cut-off and the marks'
+   * last retry (process-record.ts), so by then only records that never started are left. @default 1000
+   */
+  timeoutEarlyMs?: number;
+  /** Of that, how long the hand-back may take before the chain answers for it. @default 700 */
+  graceMs?: number;
+}
+
+/** Every record a failure: SQS keeps them all, and what was done is skipped as a duplicate next time. */
+function allFailed(event: SQSEvent | undefined): SQSBatchResponse {
+  return { batchItemFailures: (event?.Records ?? []).map((r) => ({ itemIdentifier: r.messageId })) };
+}
+
+export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOptions = {}): ProcessHandler {
+  const processBatch = createProcessHandler(deps);
+  const isColdStart = coldStartFlag();
+  const chain = middy<SQSEvent, SQSBatchResponse, Error, Context>({
+    timeoutEarlyInMillis: options.timeoutEarlyMs ?? 1_000,
+    timeoutEarlyResponse: abortThenAnswer(options.graceMs ?? 700, allFailed),
+  })
+    .use(logContext(deps.logger))
+    .use({
+      onError: (request) => {
+        // A bug outside the batch logic: fail every record rather than the invocation, so SQS keeps them
+        // on the schedule's visibility rather than the function's retry.
+        deps.logger.error('batch failed', { outcome: 'error', errorName: request.error?.name ?? 'unknown' });
+        request.response = allFailed(request.event);
+      },
+    })
+    .handler((event, context) => processBatch(event, context, currentInvocation().signal));
+  return (event, context) =>
+    asInvocation(event, isColdStart(), () => chain(event, (context ?? {}) as Context));
+}

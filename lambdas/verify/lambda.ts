@@ -1,0 +1,61 @@
+// The verify Lambda as a middy chain around the pure factory: the per-invocation signal and its early
+// timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
+// run this chain.
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { internalErrorAnswer } from '../core/answers';
+import { abortThenAnswer, asInvocation, coldStartFlag, currentInvocation } from '../middleware/invocation';
+import { logContext } from '../middleware/log-context';
+import {
+  createVerifyHandler,
+  type VerifyHandler,
+  type VerifyHandlerDeps,
+  type VerifyResponse,
+} from './create-handler';
+import type { FrontDoorEvent } from './front-door-event';
+
+export interface VerifyLambdaOptions {
+  /**
+   * How long before Lambda's timeout the request is given up: the claim is released and the answer is 503
+   * with Retry-After, instead of a timeout with the claim held until its lease lapses. @default 1500
+   */
+  timeoutEarlyMs?: number;
+  /** Of that, how long the handler has to release and answer before the chain answers for it. @default 1000 */
+  graceMs?: number;
+}
+
+/** What the chain answers if the handler has not answered within the grace (a call ignoring the signal). */
+const TIMED_OUT: VerifyResponse = {
+  statusCode: 503,
+  headers: { 'content-type': 'application/json', 'retry-after': '5' },
+  body: JSON.stringify({ error: 'timeout' }),
+  isBase64Encoded: false,
+};
+
+export function verifyLambda(deps: VerifyHandlerDeps, options: VerifyLambdaOptions = {}): VerifyHandler {
+  const verify = createVerifyHandler(deps);
+  const isColdStart = coldStartFlag();
+  const chain = middy<FrontDoorEvent, VerifyResponse, Error, Context>({
+    timeoutEarlyInMillis: options.timeoutEarlyMs ?? 1_500,
+    timeoutEarlyResponse: abortThenAnswer(options.graceMs ?? 1_000, () => {
+      deps.logger.error('delivery timed out', { outcome: 'timed_out', status: 503, reason: 'timeout' });
+      return TIMED_OUT;
+    }),
+  })
+    .use(logContext(deps.logger))
+    .use({
+      // A bug, not a dependency failure. Log its name only: a message could quote request data.
+      onError: (request) => {
+        deps.logger.error('verify failed', {
+          outcome: 'error',
+          status: 500,
+          errorName: request.error?.name ?? 'unknown',
+        });
+        deps.metrics.publishStoredMetrics();
+        request.response = { ...internalErrorAnswer(), isBase64Encoded: false };
+      },
+    })
+    .handler((event, context) => verify(event, context, currentInvocation().signal));
+  return (event, context) =>
+    asInvocation(event, isColdStart(), () => chain(event, (context ?? {}) as Context));
+}
