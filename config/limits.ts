@@ -1,5 +1,9 @@
 // SQS limits the configuration is checked against, and the margins kept inside them. Shared by the
-// schema checks (config/index.ts) and the resource settings (config/resources.ts).
+// schema checks (config/index.ts) and the resource settings (config/resources.ts). Plain constants: the
+// processor Lambda imports the resource settings, and importing the schema would build it at cold start.
+
+/** SQS MaximumMessageSize, set explicitly on the queue. */
+export const QUEUE_MAX_MESSAGE_BYTES = 1_048_576;
 
 /** The longest SQS keeps a message (MessageRetentionPeriod's maximum). */
 export const SQS_MAX_RETENTION_SECONDS = 14 * 86_400;

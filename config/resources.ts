@@ -3,12 +3,10 @@
 import { PAYLOAD_REFRESH_AGE_MS } from '../lambdas/core/payload-lifetime';
 import { maxReceiveCount } from '../lambdas/core/retry-schedule';
 import type { Config } from './index';
-import { SQS_MAX_RETENTION_SECONDS } from './limits';
+import { QUEUE_MAX_MESSAGE_BYTES, SQS_MAX_RETENTION_SECONDS } from './limits';
 import { queueRetentionSeconds } from './retention';
 
 export { queueRetentionSeconds, recordTtlSeconds } from './retention';
-
-import { QUEUE_MAX_MESSAGE_BYTES } from './schema';
 
 export const INBOX_TABLE = {
   partitionKey: 'pk',

@@ -26,8 +26,6 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 /** Lambda's synchronous invoke payload limit caps what a webhook body can be. */
 export const MAX_BODY_BYTES_LIMIT = 6_000_000;
-/** SQS MaximumMessageSize, set explicitly on the queue. */
-export const QUEUE_MAX_MESSAGE_BYTES = 1_048_576;
 /**
  * Largest raw body that may travel inline. base64 inflates by 4/3 and the envelope adds a few hundred
  * bytes plus message attributes, so 700 000 raw bytes stay well under the 1 MiB message limit.

@@ -17,6 +17,12 @@ export interface AwsClients {
 /** The verify Lambda's clients: it writes to S3 through S3PayloadWriter, so it never loads S3Client. */
 export type VerifyClients = Omit<AwsClients, 's3'>;
 
+/**
+ * The processor Lambda's clients: it never reads a secret, and a client it imports is one its cold start
+ * loads (Secrets Manager's is 13 KiB of bundle).
+ */
+export type ProcessClients = Omit<AwsClients, 'secrets'>;
+
 export interface AwsClientOptions {
   /** Endpoint overrides, e.g. dynalite's and fauxqs's loopback URLs. A client without one talks to AWS. */
   dynamodb?: string;
@@ -65,28 +71,41 @@ function commonConfig(options: AwsClientOptions, endpoint: string | undefined): 
   };
 }
 
+function dynamodbClient(options: AwsClientOptions): DynamoDBClient {
+  return new DynamoDBClient(commonConfig(options, options.dynamodb));
+}
+
+function sqsClient(options: AwsClientOptions): SQSClient {
+  return new SQSClient({
+    ...commonConfig(options, options.sqs),
+    // By default the SDK sends each call to the host in its QueueUrl. fauxqs's URLs name
+    // sqs.<region>.localhost, which does not resolve everywhere; the configured endpoint always does.
+    ...(options.sqs === undefined ? {} : { useQueueUrlAsEndpoint: false }),
+  });
+}
+
+function s3Client(options: AwsClientOptions): S3Client {
+  return new S3Client({
+    ...commonConfig(options, options.s3),
+    // Virtual-hosted addressing would put the bucket in the emulator's host name.
+    ...(options.s3 === undefined ? {} : { forcePathStyle: true }),
+  });
+}
+
+function secretsClient(options: AwsClientOptions): SecretsManagerClient {
+  return new SecretsManagerClient(commonConfig(options, options.secrets));
+}
+
 export function createVerifyClients(options: AwsClientOptions = {}): VerifyClients {
-  return {
-    dynamodb: new DynamoDBClient(commonConfig(options, options.dynamodb)),
-    sqs: new SQSClient({
-      ...commonConfig(options, options.sqs),
-      // By default the SDK sends each call to the host in its QueueUrl. fauxqs's URLs name
-      // sqs.<region>.localhost, which does not resolve everywhere; the configured endpoint always does.
-      ...(options.sqs === undefined ? {} : { useQueueUrlAsEndpoint: false }),
-    }),
-    secrets: new SecretsManagerClient(commonConfig(options, options.secrets)),
-  };
+  return { dynamodb: dynamodbClient(options), sqs: sqsClient(options), secrets: secretsClient(options) };
+}
+
+export function createProcessClients(options: AwsClientOptions = {}): ProcessClients {
+  return { dynamodb: dynamodbClient(options), sqs: sqsClient(options), s3: s3Client(options) };
 }
 
 export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
-  return {
-    ...createVerifyClients(options),
-    s3: new S3Client({
-      ...commonConfig(options, options.s3),
-      // Virtual-hosted addressing would put the bucket in the emulator's host name.
-      ...(options.s3 === undefined ? {} : { forcePathStyle: true }),
-    }),
-  };
+  return { ...createProcessClients(options), secrets: secretsClient(options) };
 }
 
 /** The CLI's, for a stack's outputs (`--stack NAME`). Apart from AwsClients: it is needed before the region is known. */

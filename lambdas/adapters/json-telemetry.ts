@@ -5,14 +5,17 @@
 // Why not Powertools Logger and Metrics: they added 33 KiB to the verify bundle, about 6% of its cold
 // start, for the handful of features used here (see `npm run bench`, cold-start section). The output
 // keeps their shape (level, message, timestamp, service, xray_trace_id; one EMF document per flush with
-// the `service` dimension) and their environment variables, so log queries and alarms read the same.
+// the `service` dimension) and their environment variables, so log queries and alarms read the same. The
+// EMF lines are the very text Powertools Metrics 2.x writes for the same calls, and keep the specification's
+// limits (test/unit/lambdas/adapters/json-telemetry-emf.test.ts checks both).
 import type { LogAttributes, LogSink, MetricSink, MetricUnitName } from '../core/telemetry';
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 } as const;
 type Level = keyof typeof LEVELS;
 
-/** EMF caps a document at 100 metrics. */
+/** EMF caps a document at 100 metrics, and a metric at 100 values; more go into further documents. */
 const MAX_METRICS_PER_DOCUMENT = 100;
+const MAX_VALUES_PER_METRIC = 100;
 
 export interface JsonTelemetryOptions {
   service: string;
@@ -56,25 +59,37 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
     write(JSON.stringify(line));
   };
 
+  const document = (metrics: [string, StoredMetric][], dimensions: Record<string, string>) => {
+    const line: Record<string, unknown> = {
+      _aws: {
+        Timestamp: now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: options.namespace,
+            Dimensions: [Object.keys(dimensions)],
+            Metrics: metrics.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+          },
+        ],
+      },
+      ...dimensions,
+    };
+    for (const [name, { values }] of metrics) line[name] = values.length === 1 ? values[0] : values;
+    write(JSON.stringify(line));
+  };
+
   const emf = (metrics: Map<string, StoredMetric>, dimensions: Record<string, string>) => {
     const entries = [...metrics];
-    for (let start = 0; start < entries.length; start += MAX_METRICS_PER_DOCUMENT) {
-      const chunk = entries.slice(start, start + MAX_METRICS_PER_DOCUMENT);
-      const document: Record<string, unknown> = {
-        _aws: {
-          Timestamp: now(),
-          CloudWatchMetrics: [
-            {
-              Namespace: options.namespace,
-              Dimensions: [Object.keys(dimensions)],
-              Metrics: chunk.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
-            },
-          ],
-        },
-        ...dimensions,
-      };
-      for (const [name, { values }] of chunk) document[name] = values.length === 1 ? values[0] : values;
-      write(JSON.stringify(document));
+    // One round per 100 values: a metric with more values goes on in the next round's documents.
+    for (let offset = 0; entries.some(([, m]) => m.values.length > offset); offset += MAX_VALUES_PER_METRIC) {
+      const round = entries
+        .filter(([, metric]) => metric.values.length > offset)
+        .map(([name, { unit, values }]): [string, StoredMetric] => [
+          name,
+          { unit, values: values.slice(offset, offset + MAX_VALUES_PER_METRIC) },
+        ]);
+      for (let start = 0; start < round.length; start += MAX_METRICS_PER_DOCUMENT) {
+        document(round.slice(start, start + MAX_METRICS_PER_DOCUMENT), dimensions);
+      }
     }
   };
 
@@ -93,12 +108,16 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
     },
     metrics: {
       addMetric: (name, unit, value) => {
+        // JSON has no NaN or Infinity (they print as null), and EMF takes numbers only: dropped.
+        if (!Number.isFinite(value)) return;
         const metric = stored.get(name) ?? { unit, values: [] };
         metric.values.push(value);
         stored.set(name, metric);
       },
-      addDimensionedMetric: (name, dimension, unit, value) =>
-        emf(new Map([[name, { unit, values: [value] }]]), { ...base, [dimension.name]: dimension.value }),
+      addDimensionedMetric: (name, dimension, unit, value) => {
+        if (!Number.isFinite(value)) return;
+        document([[name, { unit, values: [value] }]], { ...base, [dimension.name]: dimension.value });
+      },
       publishStoredMetrics: () => {
         if (stored.size === 0) return;
         const flushing = stored;

@@ -1,7 +1,11 @@
 // The extension point: a typed handler per provider and event type. Each declares a zod schema; the
 // handler receives the parsed, typed data. A body that does not match is a permanent error (dead-lettered
 // at once), because retrying the same bytes cannot make them match.
-import type { z } from 'zod';
+//
+// Import zod as a namespace, `import * as z from 'zod'`, as the shipped files do: esbuild then bundles only
+// the parts the schemas use. `import { z } from 'zod'` bundles all of it, every locale included: about
+// 350 KiB more in the processor Lambda's bundle and some 15% more CPU at its cold start.
+import type * as z from 'zod';
 
 export interface EventContext {
   provider: string;

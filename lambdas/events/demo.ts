@@ -2,7 +2,7 @@
 //   npx webhook-inbox send standard-webhooks --event webhook-inbox.demo.failure
 // `data.kind` picks the failure: "transient" (retried with backoff, then dead-lettered by the queue's
 // redrive policy) or "permanent" (dead-lettered at once).
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent } from './define-event';
 import { PermanentError } from './errors';
 

@@ -1,6 +1,6 @@
 // GitHub events. Add a type: one more entry below. Payload docs:
 // https://docs.github.com/webhooks/webhook-events-and-payloads
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent } from './define-event';
 
 const repository = z.object({ full_name: z.string() });

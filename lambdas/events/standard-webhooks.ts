@@ -1,6 +1,6 @@
 // Standard Webhooks senders share one payload shape: `{type, timestamp, data}`.
 // https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent } from './define-event';
 
 export const standardWebhooksEvents = [

@@ -1,6 +1,6 @@
 // Stripe events: every event has the same envelope, `data.object` varies by type. Add a type: one more
 // entry below. https://docs.stripe.com/api/events/object
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineEvent } from './define-event';
 
 const stripeEvent = <T extends z.ZodType>(object: T) =>

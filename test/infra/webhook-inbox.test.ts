@@ -3,6 +3,7 @@ import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../config/index';
 import { decodeLambdaConfig } from '../../config/lambda-config';
+import { QUEUE_MAX_MESSAGE_BYTES } from '../../config/limits';
 import {
   DLQ_RETENTION_SECONDS,
   INBOX_TABLE,
@@ -11,7 +12,6 @@ import {
   queueRetentionSeconds,
 } from '../../config/resources';
 import { ENV } from '../../config/runtime';
-import { QUEUE_MAX_MESSAGE_BYTES } from '../../config/schema';
 import {
   METRICS_NAMESPACE,
   outputSuffix,
