@@ -223,7 +223,7 @@ function serve(running: Running): LocalInbox {
   // Written first: it is the one step here that can fail, and nothing runs yet that would need stopping.
   writeLocalState(cwd, state);
   let stopping = false;
-  const listener = gateway(verify, track);
+  const listener = gateway(verify, track, running.host);
   running.gate.open((request, response) => {
     // Once stopping, a kept-alive connection ends after the answer it carries: the wait for in-flight
     // requests below ends even while a client keeps sending.
