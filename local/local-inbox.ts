@@ -22,6 +22,7 @@ import { createVerifyHandler, type VerifyHandler } from '../lambdas/verify/creat
 import { type Emulators, startEmulators } from './emulators';
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
+import type { Tightened } from './private-files';
 import { provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
@@ -58,6 +59,8 @@ export interface LocalInbox {
   clients: AwsClients;
   /** The verify handler the gateway calls, for callers that want it without the HTTP hop (the bench). */
   verify: VerifyHandler;
+  /** State files that other users could read and that startup made owner-only, for the banner to say so. */
+  tightened: readonly Tightened[];
   stop(): Promise<void>;
 }
 
@@ -132,7 +135,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
   const { config, cwd, logs } = options;
   const resources = await provisionResources(clients, config);
   const secretsFile = secretsFilePath(cwd);
-  ensureSecrets(secretsFile, config);
+  const { tightened } = ensureSecrets(secretsFile, config);
 
   const inbox = new DynamoInbox(clients.dynamodb, resources.tableName);
   const verify = createVerifyHandler({
@@ -166,7 +169,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     functionTimeoutMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
     handler: processor,
   });
-  return { resources, secretsFile, verify, source };
+  return { resources, secretsFile, tightened, verify, source };
 }
 
 interface Running extends Awaited<ReturnType<typeof startPipeline>> {
@@ -253,5 +256,5 @@ function serve(running: Running): LocalInbox {
     })();
     return stopped;
   };
-  return { state, clients, verify, stop };
+  return { state, clients, verify, tightened: running.tightened, stop };
 }
