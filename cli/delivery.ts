@@ -27,7 +27,8 @@ export type LocalCheck =
 
 /**
  * The URL a URL-signing scheme (Square) signs: what the verify Lambda reconstructs from API Gateway's
- * request context, `https://<domain name><path>`. Local mode reports the Host header without its port.
+ * request context, `https://<domain name><path>`. Local mode reports its own host there (never the
+ * request's Host header), without the port.
  */
 export function signedUrl(url: string): string {
   const parsed = new URL(url);

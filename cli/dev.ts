@@ -74,6 +74,11 @@ export async function runDev(options: DevOptions): Promise<void> {
     ),
     '',
     `  secrets       ${state.secretsFile}`,
+    ...inbox.tightened.map((t) =>
+      pc.yellow(
+        `  permissions   ${t.path} was open to other users (mode ${t.from.toString(8)}): now ${t.to.toString(8)}`,
+      ),
+    ),
     `  state         ${options.dataDir ? `inbox table kept in ${options.dataDir}; queues and S3 are in memory (fauxqs cannot persist)` : 'in memory (use --data-dir DIR to keep the inbox table)'}`,
     '',
     `  Send a signed test event:   ${pc.cyan('npx webhook-inbox send github')}`,

@@ -8,8 +8,25 @@ function statusColour(status: number): (text: string) => string {
   return pc.red;
 }
 
+// C0 and C1 controls (ESC, and U+009B, the one-character CSI), DEL, the bidirectional overrides and
+// isolates, and the Unicode line separators: each could move the cursor, recolour or rewrite the terminal,
+// or make a line read differently from what it holds.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+
+/**
+ * A value as text that is safe on a terminal: unprintable characters written as `\uXXXX` escapes. Every
+ * field of a line goes through it, since any of them may come from a request or a handler.
+ */
+export function printable(value: unknown): string {
+  return String(value ?? '-').replace(
+    UNPRINTABLE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 function short(value: unknown, length = 16): string {
-  const text = String(value ?? '-');
+  const text = printable(value);
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
@@ -20,25 +37,25 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
   const time = () => pc.dim(new Date().toISOString().slice(11, 23));
   const verifyLine = (_level: string) => (message: string, a: LogAttributes) => {
     const status = Number(a.status ?? 0);
-    const outcome = a.reason ? `${a.outcome} ${a.reason}` : String(a.outcome ?? message);
+    const outcome = printable(a.reason ? `${a.outcome} ${a.reason}` : (a.outcome ?? message));
     write(
-      `${time()} ${pc.bold('deliver')} ${statusColour(status)(String(status || '---'))} ${String(a.provider ?? '?').padEnd(17)} ` +
-        `${outcome.padEnd(28)} ${pc.dim(`key=${short(a.dedupKey)} type=${a.eventType ?? '-'} ${a.bytes ?? 0}B ${a.durationMs ?? '?'}ms`)}`,
+      `${time()} ${pc.bold('deliver')} ${statusColour(status)(String(status || '---'))} ${printable(a.provider ?? '?').padEnd(17)} ` +
+        `${outcome.padEnd(28)} ${pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)} ${printable(a.bytes ?? 0)}B ${printable(a.durationMs ?? '?')}ms`)}`,
     );
   };
   const processLine = (level: string) => (message: string, a: LogAttributes) => {
     if (a.outcome === undefined) {
       // A user handler's own line (ctx.log).
-      write(`${time()} ${pc.bold('handler')} ${message}`);
+      write(`${time()} ${pc.bold('handler')} ${printable(message)}`);
       return;
     }
     const colour = level === 'info' ? pc.cyan : pc.yellow;
     const detail = a.errorCode
-      ? ` ${a.errorCode}${a.delaySeconds === undefined ? '' : ` retry in ${a.delaySeconds}s`}`
+      ? ` ${printable(a.errorCode)}${a.delaySeconds === undefined ? '' : ` retry in ${printable(a.delaySeconds)}s`}`
       : '';
     write(
-      `${time()} ${pc.bold('process')} ${colour(String(a.outcome))}${detail} ${String(a.provider ?? '?')} ` +
-        pc.dim(`key=${short(a.dedupKey)} type=${a.eventType ?? '-'}`),
+      `${time()} ${pc.bold('process')} ${colour(printable(a.outcome))}${detail} ${printable(a.provider ?? '?')} ` +
+        pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)}`),
     );
   };
   return {

@@ -38,7 +38,12 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-async function answer(verify: VerifyHandler, request: IncomingMessage, response: ServerResponse) {
+async function answer(
+  verify: VerifyHandler,
+  domainName: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+) {
   const path = (request.url ?? '/').split('?', 1)[0] as string;
   // API Gateway answers these itself, without invoking the Lambda.
   if (!PATH.test(path)) return reply(response, 404, { message: 'Not Found' });
@@ -60,7 +65,7 @@ async function answer(verify: VerifyHandler, request: IncomingMessage, response:
     headers,
     body,
     sourceIp: request.socket.remoteAddress,
-    host: request.headers.host?.split(':')[0],
+    host: domainName,
   });
   const result = await verify(event, { awsRequestId: event.requestContext.requestId });
   response.writeHead(result.statusCode, result.headers);
@@ -71,11 +76,19 @@ async function answer(verify: VerifyHandler, request: IncomingMessage, response:
  * The request listener. `track` gets each request from its arrival until its answer is flushed (or its
  * connection drops), so a shutdown waits for a body still arriving, not only for a running verify call,
  * and closing the connections afterwards cuts no answer short.
+ *
+ * `domainName` is the instance's own host, which the event carries as API Gateway's request context
+ * carries the API's domain. Never the request's `Host` header: Square signs the URL, and a URL built from
+ * the sender's Host would accept a signature made for any other URL with the same secret.
  */
-export function gateway(verify: VerifyHandler, track: (handled: Promise<void>) => void): RequestListener {
+export function gateway(
+  verify: VerifyHandler,
+  track: (handled: Promise<void>) => void,
+  domainName: string,
+): RequestListener {
   return (request, response) => {
     track(new Promise<void>((resolve) => response.once('close', () => resolve())));
-    answer(verify, request, response).catch(() => {
+    answer(verify, domainName, request, response).catch(() => {
       if (!response.headersSent) reply(response, 502, { message: 'Internal server error' });
     });
   };

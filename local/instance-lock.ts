@@ -4,8 +4,9 @@
 // taken before anything starts and released on stop (or on a failed start). A lock whose pid is not alive
 // was left by an instance that crashed, and is taken over.
 import { randomUUID } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDir } from './private-files';
 import { isAlive } from './process-alive';
 import { STATE_DIR } from './secrets-file';
 import { readLocalState } from './state-file';
@@ -114,7 +115,7 @@ function runningUrl(cwd: string, pid: number): string | undefined {
 export function acquireInstanceLock(cwd: string): InstanceLock {
   const { pid } = process;
   const path = lockFilePath(cwd);
-  mkdirSync(join(cwd, STATE_DIR), { recursive: true });
+  makePrivateDir(join(cwd, STATE_DIR));
   const taken = (): InstanceLock => {
     held.add(path);
     return {

@@ -23,6 +23,7 @@ import { verifyLambda } from '../lambdas/verify/lambda';
 import { type Emulators, startEmulators } from './emulators';
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
+import type { Tightened } from './private-files';
 import { provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
@@ -59,6 +60,8 @@ export interface LocalInbox {
   clients: AwsClients;
   /** The verify handler the gateway calls, for callers that want it without the HTTP hop (the bench). */
   verify: VerifyHandler;
+  /** State files that other users could read and that startup made owner-only, for the banner to say so. */
+  tightened: readonly Tightened[];
   stop(): Promise<void>;
 }
 
@@ -133,7 +136,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
   const { config, cwd, logs } = options;
   const resources = await provisionResources(clients, config);
   const secretsFile = secretsFilePath(cwd);
-  ensureSecrets(secretsFile, config);
+  const { tightened } = ensureSecrets(secretsFile, config);
 
   const inbox = new DynamoInbox(clients.dynamodb, resources.tableName);
   const verify = verifyLambda({
@@ -167,7 +170,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     functionTimeoutMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
     handler: processor,
   });
-  return { resources, secretsFile, verify, source };
+  return { resources, secretsFile, tightened, verify, source };
 }
 
 interface Running extends Awaited<ReturnType<typeof startPipeline>> {
@@ -224,7 +227,7 @@ function serve(running: Running): LocalInbox {
   // Written first: it is the one step here that can fail, and nothing runs yet that would need stopping.
   writeLocalState(cwd, state);
   let stopping = false;
-  const listener = gateway(verify, track);
+  const listener = gateway(verify, track, running.host);
   running.gate.open((request, response) => {
     // Once stopping, a kept-alive connection ends after the answer it carries: the wait for in-flight
     // requests below ends even while a client keeps sending.
@@ -254,5 +257,5 @@ function serve(running: Running): LocalInbox {
     })();
     return stopped;
   };
-  return { state, clients, verify, stop };
+  return { state, clients, verify, tightened: running.tightened, stop };
 }

@@ -12,6 +12,11 @@ export interface RawHttpRequest {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   sourceIp?: string;
+  /**
+   * The front door's own domain (requestContext.domainName), from which the verify handler builds the URL
+   * Square signs. API Gateway sets it from its configuration; so must whoever builds this event, never
+   * from the request's Host header. @default '127.0.0.1'
+   */
   host?: string;
   query?: Record<string, string>;
 }

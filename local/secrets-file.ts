@@ -1,9 +1,16 @@
 // Local mode's secrets: `.webhook-inbox/secrets.json`, `{"<provider>": ["<newest>", "<older>", ...]}`.
 // Created on first start with a random secret per provider in its scheme's format; git-ignored.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config';
 import { SCHEMES } from '../lambdas/core/schemes';
+import {
+  makePrivateDir,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  type Tightened,
+  tighten,
+} from './private-files';
 
 export const STATE_DIR = '.webhook-inbox';
 
@@ -20,15 +27,22 @@ export function readSecretsFile(path: string): SecretsFile {
 
 /** Written to a temporary file and renamed, so a reader never sees half a file. Owner-only permissions. */
 export function writeSecretsFile(path: string, secrets: SecretsFile): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temporary, `${JSON.stringify(secrets, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
   renameSync(temporary, path);
-  chmodSync(path, 0o600);
+  chmodSync(path, PRIVATE_FILE_MODE);
 }
 
-/** Adds a random secret for every configured provider that has none. Returns what was added. */
-export function ensureSecrets(path: string, config: Config): { created: string[] } {
+/**
+ * Makes the folder and the file owner-only (see private-files.ts), then adds a random secret for every
+ * configured provider that has none. Returns what was added and what was tightened; throws
+ * LoosePermissionsError if loose permissions cannot be fixed.
+ */
+export function ensureSecrets(path: string, config: Config): { created: string[]; tightened: Tightened[] } {
+  const tightened = [tighten(dirname(path), PRIVATE_DIR_MODE), tighten(path, PRIVATE_FILE_MODE)].filter(
+    (each): each is Tightened => each !== undefined,
+  );
   const secrets = readSecretsFile(path);
   const created: string[] = [];
   for (const [id, provider] of Object.entries(config.providers)) {
@@ -39,5 +53,5 @@ export function ensureSecrets(path: string, config: Config): { created: string[]
     created.push(id);
   }
   if (created.length > 0 || !existsSync(path)) writeSecretsFile(path, secrets);
-  return { created };
+  return { created, tightened };
 }

@@ -1,7 +1,8 @@
 // `.webhook-inbox/local.json`: where the running local instance is, so the CLI and tests can find it.
 // Written once the instance is ready, removed on shutdown.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDir } from './private-files';
 import type { ProvisionedResources } from './resources';
 import { STATE_DIR } from './secrets-file';
 
@@ -19,7 +20,7 @@ export function stateFilePath(cwd: string): string {
 }
 
 export function writeLocalState(cwd: string, state: LocalState): void {
-  mkdirSync(join(cwd, STATE_DIR), { recursive: true });
+  makePrivateDir(join(cwd, STATE_DIR));
   writeFileSync(stateFilePath(cwd), `${JSON.stringify(state, null, 2)}\n`);
 }
 

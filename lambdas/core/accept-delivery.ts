@@ -132,7 +132,9 @@ export async function acceptDelivery(
       return { ...facts, outcome: 'rejected', reason: 'not_json' };
     const handshake = handshakeAnswer(provider.scheme, delivery, verified.secrets);
     if (handshake) return { ...facts, outcome: 'handshake', answer: handshake };
-    facts.eventType = delivery.eventType;
+    const eventType = delivery.readEventType();
+    if (!eventType.ok) return { ...facts, outcome: 'rejected', reason: eventType.reason };
+    facts.eventType = eventType.value;
     return await claimAndEnqueue(deps, provider, delivery, type, facts, signal);
   } catch (error) {
     if (error instanceof TimedOut) return { ...facts, outcome: 'timed_out', stage: error.stage };

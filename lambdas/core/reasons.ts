@@ -15,6 +15,8 @@ export const REJECT_STATUS = {
   // 400: authentic but unusable.
   missing_event_id: 400,
   not_json: 400,
+  // An event type (header or body) that is not a short token: it would reach logs, terminals and the queue.
+  bad_event_type: 400,
   // Request shape, decided before any signature work.
   method_not_allowed: 405,
   unknown_provider: 404,

@@ -3,7 +3,7 @@
 import { LAMBDA_DEFAULTS } from '../../config/resources';
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
-import { createAwsClients } from '../adapters/clients';
+import { createProcessClients } from '../adapters/clients';
 import { DynamoInbox } from '../adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../adapters/dynamo-resource-versions';
 import { jsonTelemetry } from '../adapters/json-telemetry';
@@ -14,7 +14,7 @@ import { EVENT_HANDLERS } from '../events';
 import { processLambda } from './lambda';
 
 const runtime = runtimeFromEnv();
-const clients = createAwsClients();
+const clients = createProcessClients();
 
 export const handler = processLambda({
   config: runtime.config,

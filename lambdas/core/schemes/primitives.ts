@@ -71,6 +71,20 @@ export function parseDeliveryId(text: string): Parsed<string> {
   return DELIVERY_ID.test(text) ? { ok: true, value: text } : fail('malformed_id');
 }
 
+// What providers send as event types: `pull_request`, `orders/create`, `customer.subscription.updated`,
+// `IssueLabel`, Slack's `/command`. Printable ASCII without space, comma (a front door joins a repeated
+// header with `, `) or quotes, at most 256 characters. The first character cannot be `=`, `+`, `-` or `@`,
+// which a spreadsheet reading an export of the deliveries would take for a formula.
+const EVENT_TYPE = /^[A-Za-z0-9_/][A-Za-z0-9._:/@+=-]{0,255}$/;
+
+/**
+ * An event type as the sender wrote it, whether a header (unsigned) or a body field says it. It goes to
+ * logs, the terminal, the inbox record and the queue message, so anything else is refused.
+ */
+export function parseEventType(text: string): Parsed<string> {
+  return EVENT_TYPE.test(text) ? { ok: true, value: text } : fail('bad_event_type');
+}
+
 /** The value at a path in parsed JSON, or undefined; arrays are not walked into. */
 export function valueAt(value: unknown, path: readonly string[]): unknown {
   let node = value;

@@ -1,4 +1,4 @@
-import { parseJson, sha256Hex, stringAt } from './primitives';
+import { type Parsed, parseEventType, parseJson, sha256Hex, singleHeader, stringAt } from './primitives';
 import type { VerifyOutcome, WebhookRequest } from './types';
 
 export { stringAt } from './primitives';
@@ -24,6 +24,7 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false };
 export class VerifiedDelivery {
   private sha?: string;
   private parsed?: JsonBody;
+  private checkedType?: Parsed<string | undefined>;
 
   constructor(
     readonly body: Buffer,
@@ -60,30 +61,47 @@ export class VerifiedDelivery {
     return this.parsed;
   }
 
-  /** The provider's event type, or undefined when the request does not say. */
-  get eventType(): string | undefined {
-    return this.resolve(this.eventTypeSource);
+  /**
+   * The provider's event type, checked once. A repeated header (`X-GitHub-Event` twice) is refused as any
+   * repeated header is, and text that is not a token (parseEventType) is refused rather than logged;
+   * `ok` with undefined when the request does not say.
+   */
+  readEventType(): Parsed<string | undefined> {
+    this.checkedType ??= this.resolve(this.eventTypeSource);
+    return this.checkedType;
   }
 
-  private resolve(source: EventTypeSource): string | undefined {
-    if ('fixed' in source) return source.fixed;
+  /** The event type if the request names a usable one. */
+  get eventType(): string | undefined {
+    const type = this.readEventType();
+    return type.ok ? type.value : undefined;
+  }
+
+  private resolve(source: EventTypeSource): Parsed<string | undefined> {
+    if ('fixed' in source) return { ok: true, value: source.fixed };
     if ('header' in source) {
-      const value = this.headers[source.header];
-      return (typeof value === 'string' ? value : value?.[0]) || undefined;
+      const header = singleHeader(this.headers, source.header);
+      // An absent or empty header names no type; two copies are refused like two signatures.
+      if (!header.ok) return header.reason === 'missing_header' ? UNTYPED : header;
+      return parseEventType(header.value);
     }
     if ('firstOf' in source) {
       for (const each of source.firstOf) {
         const type = this.resolve(each);
-        if (type !== undefined) return type;
+        if (!type.ok || type.value !== undefined) return type;
       }
-      return undefined;
+      return UNTYPED;
     }
-    if ('read' in source) return source.read(this.body, () => this.json());
+    if ('read' in source) return checked(source.read(this.body, () => this.json()));
     const body = this.json();
-    if (!body.ok) return undefined;
-    return stringAt(body.value, source.jsonPath);
+    return body.ok ? checked(stringAt(body.value, source.jsonPath)) : UNTYPED;
   }
 }
+
+const UNTYPED: Parsed<undefined> = { ok: true, value: undefined };
+
+const checked = (type: string | undefined): Parsed<string | undefined> =>
+  type === undefined ? UNTYPED : parseEventType(type);
 
 /**
  * The outcome for a delivery whose dedup key is an event id from its signed body (Stripe, Paddle,

@@ -1,0 +1,59 @@
+// Every field of local mode's console lines is request- or handler-derived somewhere: none may reach the
+// terminal with a control character in it, while ordinary text (and emoji) prints as it is.
+import { describe, expect, it } from 'vitest';
+import { consoleLogger, printable } from '../../../local/console-log';
+
+const HOSTILE = 'a\u009b2J\u001b[2Jb\u0007\u0000\r\n\u007f\u0085\u202e\u2066\u2028\u200f';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: picocolors' SGR codes start with ESC.
+const COLOURS = /\u001b\[\d+m/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/;
+
+function lines(emit: (log: ReturnType<typeof consoleLogger>) => void): string[] {
+  const out: string[] = [];
+  emit(consoleLogger((line) => out.push(line)));
+  return out.map((line) => line.replace(COLOURS, ''));
+}
+
+describe('printable', () => {
+  it('writes each unsafe character as a \\u escape', () => {
+    expect(printable(HOSTILE)).toBe(
+      'a\\u009b2J\\u001b[2Jb\\u0007\\u0000\\u000d\\u000a\\u007f\\u0085\\u202e\\u2066\\u2028\\u200f',
+    );
+  });
+
+  it('keeps ordinary text, non-ASCII letters and emoji', () => {
+    expect(printable('Zoë 🚀 — 東京 👩🏽‍💻 orders/create')).toBe('Zoë 🚀 — 東京 👩🏽‍💻 orders/create');
+  });
+});
+
+describe('consoleLogger', () => {
+  const attributes = {
+    outcome: HOSTILE,
+    reason: HOSTILE,
+    status: 400,
+    provider: HOSTILE,
+    dedupKey: HOSTILE,
+    eventType: HOSTILE,
+    bytes: HOSTILE,
+    durationMs: HOSTILE,
+    errorCode: HOSTILE,
+    delaySeconds: HOSTILE,
+  };
+
+  it.each(['info', 'warn', 'error'] as const)(
+    'prints no control character in a %s line of either sink',
+    (level) => {
+      const printed = lines((log) => {
+        log.verify[level]('delivery rejected', attributes);
+        log.process[level]('event failed', attributes);
+        log.process[level](`handler says ${HOSTILE}`, {});
+      });
+      expect(printed).toHaveLength(3);
+      for (const line of printed) {
+        expect(line).not.toMatch(UNSAFE);
+        expect(line).toContain('\\u009b');
+      }
+    },
+  );
+});
