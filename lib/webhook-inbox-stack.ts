@@ -52,7 +52,11 @@ export class WebhookInboxStack extends Stack {
 
     const output = (name: string, value: string, description: string) =>
       new CfnOutput(this, name, { value, description });
-    output(STACK_OUTPUTS.apiUrl, this.inbox.apiUrl, 'Base URL of the API stage (no trailing slash)');
+    output(
+      STACK_OUTPUTS.apiUrl,
+      this.inbox.apiUrl,
+      'Base URL of the API stage or function URL (no trailing slash)',
+    );
     for (const [provider, url] of Object.entries(this.inbox.endpoints)) {
       output(
         `${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`,

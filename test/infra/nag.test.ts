@@ -16,7 +16,11 @@ type InboxOptions = Omit<WebhookInboxProps, 'config'>;
 const VARIANTS: [string, InboxOptions][] = [
   ['REST with WAF (the default)', {}],
   ['HTTP API', { api: 'http' }],
-  ['REST without WAF, with X-Ray tracing', { waf: false, tracing: true }],
+  ['function URL', { api: 'function-url' }],
+  [
+    'REST without WAF, with X-Ray tracing, without server access logs',
+    { waf: false, tracing: true, serverAccessLogs: false },
+  ],
 ];
 
 interface ValidationReport {
