@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CFN_GUARD_PLUGIN, CONTROL_TOWER_TRADE_OFFS, type ControlId } from '../../lib/control-tower';
 import type { WebhookInboxProps } from '../../lib/webhook-inbox';
 import { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
-import { createApp, STACK_NAME } from './synth';
+import { createApp, PROJECT_ROOT, STACK_NAME } from './synth';
 
 type InboxOptions = Omit<WebhookInboxProps, 'config'>;
 
@@ -123,6 +123,21 @@ describe.each(VARIANTS)('Control Tower proactive controls: %s', (_name, inbox) =
         `${ack.rule} on ${ack.path}`,
       ).toBe(true);
     }
+  });
+});
+
+describe('the README', () => {
+  it("lists exactly the trade-off controls in the security model's Control Tower table", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('**Control Tower proactive controls.**'));
+    const table = section.slice(0, section.indexOf('\n\n- '));
+    const listed = new Set(
+      table
+        .split('\n')
+        .filter((line) => /^\s*\| CT\./.test(line))
+        .flatMap((line) => (line.split('|')[1] as string).split(',').map((id) => id.trim())),
+    );
+    expect([...listed].sort()).toEqual(Object.keys(CONTROL_TOWER_TRADE_OFFS).sort());
   });
 });
 
