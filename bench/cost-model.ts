@@ -1,11 +1,12 @@
 // Section: cost model. Cost per million webhooks from the AWS list prices in bench/data/aws-prices.json, for
-// the configuration the CDK app synthesizes, with either front door (REST API with WAF, HTTP API), arm64.
+// the configuration the CDK app synthesizes, with each front door (REST API with WAF, HTTP API, Lambda
+// function URL), arm64.
 //
 // Where every figure comes from:
-// - read from the template: synthesized offline in a child process (bench/lib/synth-child.ts) for both
-//   front doors: each Lambda's memory, architecture and log group, the SQS event source's batch size, the
-//   table's billing mode, PITR and TTL, log retention, access log format, WAF rules, payload expiry, and
-//   the config the Lambdas get (inline limit, secret cache, dedup TTL).
+// - read from the template: synthesized offline in a child process (bench/lib/synth-child.ts) for every
+//   front door: each Lambda's memory, architecture and log group, the SQS event source's batch size, the
+//   table's billing mode, PITR and TTL, log retention, access log format, WAF rules, payload expiry and
+//   that of its server access logs, and the config the Lambdas get (inline limit, secret cache, dedup TTL).
 // - measured in this run: the real verify and processor handlers (built with their factories, no metrics,
 //   a silent log sink) run in this process against dynalite and fauxqs in a child process, one delivery or
 //   one batch at a time. Per invocation: this process's CPU time (process.cpuUsage), the AWS calls made
@@ -13,8 +14,8 @@
 //   from lambdas/adapters/json-telemetry.ts, the adapter both Lambda entries use, its lines counted
 //   instead of printed.
 // - assumed, and printed as such: the in-region time of each AWS call on Lambda, how Lambda's CPU share
-//   stretches CPU time, the log lines Lambda and API Gateway add, the monthly volume the amortized items
-//   are computed at.
+//   stretches CPU time, the log lines Lambda, API Gateway and S3 server access logging add, the monthly
+//   volume the amortized items are computed at.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -37,6 +38,7 @@ import { SecretsManagerSource } from '../lambdas/adapters/secrets';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { type ReceivedMessage, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import { payloadKey } from '../lambdas/core/envelope';
 import { inboxKey, type NewClaim } from '../lambdas/core/inbox';
 import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/ports';
 import { SCHEMES } from '../lambdas/core/schemes';
@@ -119,6 +121,43 @@ const ACCESS_LOG_EXAMPLE: Record<string, string> = {
   protocol: 'HTTP/1.1',
   integrationStatus: '200',
 };
+/**
+ * One S3 server access log record for a payload object, in S3's documented field order, with example values
+ * where S3 fills in its own (owner, request and host ids, the Lambda role's session ARN, timings).
+ */
+function s3AccessLogRecordBytes(bodyBytes: number): number {
+  const bucket = 'webhookinbox-inboxpayloadbucket1a2b3c4d-abcdefghijkl';
+  const key = payloadKey(PROVIDER, 'f'.repeat(64));
+  const fields = [
+    '79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be',
+    bucket,
+    '[01/Dec/2026:10:28:00 +0000]',
+    '203.0.113.10',
+    'arn:aws:sts::123456789012:assumed-role/WebhookInbox-InboxVerifyRole1A2B3C4D-AbCdEfGhIjKl/WebhookInbox-InboxVerifyFunction1A2B3C4D-AbCdEfGhIjKl',
+    '3E57427F33A59F07',
+    'REST.PUT.OBJECT',
+    key,
+    `"PUT /${key} HTTP/1.1"`,
+    '200',
+    '-',
+    '-',
+    String(bodyBytes),
+    '57',
+    '21',
+    '"-"',
+    '"aws-sdk-js/3.1164.0 ua/2.1 os/linux lang/js md/nodejs#22.12.0 api/s3#3.1164.0"',
+    '-',
+    's9lzHYrFp76ZVxRcpX9+5cjAnEH2ROuNkd2BHfIa6UkFVdtjf5mKR3/eTPFvsiP/XV/VLi31234=',
+    'SigV4',
+    'TLS_AES_128_GCM_SHA256',
+    'AuthHeader',
+    `${bucket}.s3.us-east-1.amazonaws.com`,
+    'TLSv1.3',
+    '-',
+    '-',
+  ];
+  return Buffer.byteLength(`${fields.join(' ')}\n`);
+}
 
 // ---- Measurement ----
 
@@ -580,7 +619,12 @@ function platformLogBytes(model: InvocationModel, memoryMb: number): number {
 }
 
 /** One access log line: the template's format with example values (measured ones where we have them). */
-function accessLogBytes(facts: TemplateFacts, answerBytes: number, latencyMs: number): number {
+function accessLogBytes(
+  facts: TemplateFacts,
+  format: string,
+  answerBytes: number,
+  latencyMs: number,
+): number {
   const values: Record<string, string> = {
     ...ACCESS_LOG_EXAMPLE,
     path: facts.api === 'rest' ? `/prod/webhooks/${PROVIDER}` : `/webhooks/${PROVIDER}`,
@@ -588,10 +632,7 @@ function accessLogBytes(facts: TemplateFacts, answerBytes: number, latencyMs: nu
     responseLatency: String(latencyMs),
     integrationLatency: String(latencyMs),
   };
-  const line = facts.accessLog.format.replace(
-    /\$context\.([A-Za-z.]+)/g,
-    (_, name: string) => values[name] ?? '-',
-  );
+  const line = format.replace(/\$context\.([A-Za-z.]+)/g, (_, name: string) => values[name] ?? '-');
   return Buffer.byteLength(`${line}\n`);
 }
 
@@ -667,7 +708,7 @@ function lines(
       1,
       p('apiGatewayRestRequests'),
     );
-  } else {
+  } else if (facts.api === 'http') {
     const metered = prices.item('apiGatewayHttpRequests').meteredBytes as number;
     const units = Math.ceil(m.timings.requestBytes / metered);
     add(
@@ -679,6 +720,7 @@ function lines(
       p('apiGatewayHttpRequests'),
     );
   }
+  // A function URL has no charge of its own: its requests are the verify Lambda's, priced below.
   if (facts.waf.webAcls > 0)
     add('waf', 'WAF requests', label('wafRequests'), '1 request', 1, p('wafRequests'));
 
@@ -792,6 +834,20 @@ function lines(
       puts * (m.bodyBytes / GB) * (days / MONTH_DAYS),
       p('s3StandardStorageGbMonth'),
     );
+    const logDays = facts.payloadAccessLogs?.expirationDays;
+    if (logDays !== undefined && logDays !== null) {
+      // One record per request on the payload bucket, stored until the log bucket's expiry.
+      const records = puts + gets + (processor.callsPerRecord['s3:PutObject'] ?? 0);
+      const recordBytes = s3AccessLogRecordBytes(m.bodyBytes);
+      add(
+        's3-logs',
+        'S3 server access logs (storage until their expiry)',
+        label('s3StandardStorageGbMonth'),
+        `${num(records)} × ${recordBytes} B × ${logDays} d`,
+        records * (recordBytes / GB) * (logDays / MONTH_DAYS),
+        p('s3StandardStorageGbMonth'),
+      );
+    }
   }
 
   add(
@@ -825,15 +881,17 @@ function lines(
     lambdaLogBytes / GB,
     logPrice(facts.verify.logRetentionDays),
   );
-  const access = accessLogBytes(facts, m.timings.answerBytes, m.verify.billedMs);
-  add(
-    facts.api === 'rest' ? 'logs-access-rest' : 'logs-access-http',
-    `CloudWatch Logs: ${DOOR_NAME[facts.api]} access log`,
-    logLabel(facts.accessLog.retentionDays),
-    `${access} B`,
-    access / GB,
-    logPrice(facts.accessLog.retentionDays),
-  );
+  if (facts.accessLog) {
+    const access = accessLogBytes(facts, facts.accessLog.format, m.timings.answerBytes, m.verify.billedMs);
+    add(
+      facts.api === 'rest' ? 'logs-access-rest' : 'logs-access-http',
+      `CloudWatch Logs: ${DOOR_NAME[facts.api]} access log`,
+      logLabel(facts.accessLog.retentionDays),
+      `${access} B`,
+      access / GB,
+      logPrice(facts.accessLog.retentionDays),
+    );
+  }
   return out;
 }
 
@@ -849,13 +907,13 @@ interface CostRow extends Record<string, unknown> {
   kind: 'line' | 'total';
   item: string;
   /** Which front door the row applies to. */
-  frontDoor: 'both' | 'rest' | 'http';
+  frontDoor: 'all' | FrontDoor;
   unitPrice: string;
   small: Cell | null;
   large: Cell | null;
 }
 
-const FRONT_DOORS = ['rest', 'http'] as const;
+const FRONT_DOORS = ['rest', 'http', 'function-url'] as const;
 /** Row order: the front doors' own lines first. */
 const LINE_ORDER = [
   'api',
@@ -871,13 +929,18 @@ const LINE_ORDER = [
   'ddb-s',
   's3-req',
   's3-s',
+  's3-logs',
   'secrets',
   'logs-lambda',
   'logs-access-rest',
   'logs-access-http',
 ];
 type FrontDoor = (typeof FRONT_DOORS)[number];
-const DOOR_NAME: Record<FrontDoor, string> = { rest: 'REST API', http: 'HTTP API' };
+const DOOR_NAME: Record<FrontDoor, string> = {
+  rest: 'REST API',
+  http: 'HTTP API',
+  'function-url': 'Function URL',
+};
 
 function cell(line: Line | undefined): Cell | null {
   return line ? { basis: line.basis, perWebhook: line.perWebhook, usdPerMillion: line.usdPerMillion } : null;
@@ -888,7 +951,10 @@ function sameCell(a: Cell | null, b: Cell | null): boolean {
   return a.basis === b.basis && Math.abs(a.usdPerMillion - b.usdPerMillion) < 1e-9;
 }
 
-/** One row per line item; a row applies to both front doors when it is the same for both. */
+/**
+ * One row per line item; a row applies to all front doors when it is the same for all. A line only some
+ * have is named for each that has it: "(REST API only)" for one, "(REST API)", "(HTTP API)" for several.
+ */
 function mergeRows(small: Record<FrontDoor, Line[]>, large: Record<FrontDoor, Line[]>): CostRow[] {
   const keys: string[] = [...LINE_ORDER];
   for (const door of FRONT_DOORS)
@@ -904,20 +970,27 @@ function mergeRows(small: Record<FrontDoor, Line[]>, large: Record<FrontDoor, Li
       }),
     ) as Record<FrontDoor, { s?: Line; l?: Line; any?: Line }>;
     const present = FRONT_DOORS.filter((door) => per[door].any);
+    const [first] = present;
+    if (!first) continue;
     const shared =
-      present.length === 2 &&
-      sameCell(cell(per.rest.s), cell(per.http.s)) &&
-      sameCell(cell(per.rest.l), cell(per.http.l));
-    for (const door of shared ? (['rest'] as const) : present) {
+      present.length === FRONT_DOORS.length &&
+      present.every(
+        (door) =>
+          sameCell(cell(per[first].s), cell(per[door].s)) && sameCell(cell(per[first].l), cell(per[door].l)),
+      );
+    for (const door of shared ? [first] : present) {
       const { s, l, any } = per[door];
+      const item = (any as Line).item;
       rows.push({
         kind: 'line',
         item: shared
-          ? (any as Line).item
-          : present.length === 2 || (any as Line).item.includes(DOOR_NAME[door])
-            ? `${(any as Line).item}${present.length === 2 ? ` (${DOOR_NAME[door]})` : ''}`
-            : `${(any as Line).item} (${DOOR_NAME[door]} only)`,
-        frontDoor: shared ? 'both' : door,
+          ? item
+          : present.length > 1
+            ? `${item} (${DOOR_NAME[door]})`
+            : item.includes(DOOR_NAME[door])
+              ? item
+              : `${item} (${DOOR_NAME[door]} only)`,
+        frontDoor: shared ? 'all' : door,
         unitPrice: (any as Line).unitPrice,
         small: cell(s),
         large: cell(l),
@@ -997,7 +1070,7 @@ async function run(context: SectionContext) {
     .join('/');
   const prices = loadPrices();
 
-  context.log('cost-model: synthesizing the stack (REST and HTTP API) in a child process');
+  context.log('cost-model: synthesizing the stack (REST API, HTTP API, function URL) in a child process');
   const facts = await runTsChild<Record<FrontDoor, TemplateFacts>>(join(HERE, 'lib/synth-child.ts'), 600_000);
   for (const door of FRONT_DOORS) {
     for (const fn of [facts[door].verify, facts[door].processor]) {
@@ -1017,15 +1090,15 @@ async function run(context: SectionContext) {
   }
   const configEnv = facts.rest.verify.configEnv;
   if (configEnv === null) throw new SectionAbort(`the verify Lambda has no literal ${ENV.config}`);
-  if (configEnv !== facts.http.verify.configEnv)
-    throw new SectionAbort('the REST and HTTP API stacks give the Lambdas different configs');
+  if (FRONT_DOORS.some((door) => facts[door].verify.configEnv !== configEnv))
+    throw new SectionAbort("the front doors' stacks give the Lambdas different configs");
   // Decoded by the Lambdas' own reader.
   const config = decodeLambdaConfig(configEnv, ENV.config);
   const provider = config.providers[PROVIDER];
   const scheme = SCHEMES[provider?.scheme ?? PROVIDER];
   if (!provider || !scheme) throw new SectionAbort(`the synthesized config has no ${PROVIDER} provider`);
-  if (facts.rest.eventSource.batchSize !== facts.http.eventSource.batchSize)
-    throw new SectionAbort('the two front doors synthesize different batch sizes');
+  if (FRONT_DOORS.some((door) => facts[door].eventSource.batchSize !== facts.rest.eventSource.batchSize))
+    throw new SectionAbort('the front doors synthesize different batch sizes');
 
   context.log('cost-model: starting dynalite and fauxqs in a child process');
   const emulators = await startTsChild<{ dynamodb: string; sqs: string; s3: string }>(
@@ -1110,6 +1183,7 @@ async function run(context: SectionContext) {
     const knowledge = (Object.keys(items) as PriceKey[]).filter((k) => items[k].confirmed === 'knowledge');
     const restTotal = total(smallLines.rest);
     const httpTotal = total(smallLines.http);
+    const urlTotal = total(smallLines['function-url']);
     const chunk = prices.item('sqsStandardRequests').chunkBytes as number;
     const base64 = (n: number) => Math.ceil(n / 3) * 4;
     const envelopeOverhead = smallTimings.sendPayloadBytes - base64(SMALL_BYTES);
@@ -1161,16 +1235,19 @@ async function run(context: SectionContext) {
         `of ${Object.keys(items).length} figures were found in stored copies of public pages (mostly third-party ` +
         `pages quoting AWS; AWS's own pages render their tables client-side), ${knowledge.length} are from ` +
         `knowledge only (${knowledge.join(', ')}). First tiers, no free tier. Check current prices before relying on a total.`,
-      `Read from the template (synthesized offline for both front doors, bundling skipped): verify ` +
+      `Read from the template (synthesized offline for each front door, bundling skipped): verify ` +
         `${f.verify.memoryMb} MB ${f.verify.architectures.join(',')} ${f.verify.runtime}, processor ` +
         `${f.processor.memoryMb} MB ${f.processor.architectures.join(',')}; SQS event source BatchSize ` +
         `${f.eventSource.batchSize}, batching window ${f.eventSource.maxBatchingWindowSeconds} s, ` +
         `${f.eventSource.functionResponseTypes.join(',') || 'no partial batch responses'}; table ` +
         `${f.table.billingMode}, PITR ${f.table.pitr ? 'on' : 'off'}, TTL on ${f.table.ttlAttribute ?? 'nothing'}; ` +
-        `log retention ${f.verify.logRetentionDays}/${f.processor.logRetentionDays}/${f.accessLog.retentionDays} days ` +
-        `(verify/processor/access), Lambda log format ${f.verify.logFormat}, REST execution logging ` +
-        `${f.executionLogLevel}; WAF ${facts.rest.waf.webAcls} web ACL with ${facts.rest.waf.rules} rules on REST, ` +
-        `${facts.http.waf.webAcls} on the HTTP API; payload objects expire after ${f.payloadExpirationDays} days; ` +
+        `log retention ${f.verify.logRetentionDays}/${f.processor.logRetentionDays}/${f.accessLog?.retentionDays} days ` +
+        `(verify/processor/access; the function URL has no access log), Lambda log format ${f.verify.logFormat}, ` +
+        `REST execution logging ${f.executionLogLevel}; WAF ${facts.rest.waf.webAcls} web ACL with ` +
+        `${facts.rest.waf.rules} rules on REST, ${facts.http.waf.webAcls} on the HTTP API, ` +
+        `${facts['function-url'].waf.webAcls} on the function URL; payload objects expire after ` +
+        `${f.payloadExpirationDays} days, their server access logs ` +
+        `${f.payloadAccessLogs ? `after ${f.payloadAccessLogs.expirationDays ?? 'never'} days` : 'are off'}; ` +
         `Lambda tracing ${f.verify.tracing}. The Lambdas' config (${ENV.config}, decoded by config/runtime.ts): inline limit ` +
         `${config.inlineLimitBytes} B (so 256 KiB ${largeToS3 ? 'goes to S3' : 'stays inline'}), secret cache ` +
         `${config.secretCacheSeconds} s, dedup TTL ${ttlSeconds / 86_400} d.`,
@@ -1197,14 +1274,16 @@ async function run(context: SectionContext) {
       `DynamoDB: write units from the item size read back after each write (DynamoDB's size rules), ` +
         `ceil(max(before, after) / 1 KB) per write; the items hold no body, so both sizes cost the same. Storage: ` +
         `the final item + ${DYNAMO_ITEM_OVERHEAD_BYTES} B overhead (assumed) for the dedup TTL; TTL deletion lag ` +
-        `not counted. ${largeToS3 ? `S3: the body is stored until the lifecycle expiry (${f.payloadExpirationDays} d).` : ''}`,
+        `not counted. ${largeToS3 ? `S3: the body is stored until the lifecycle expiry (${f.payloadExpirationDays} d); each request on it leaves a server access log record (${s3AccessLogRecordBytes(LARGE_BYTES)} B: S3's format with example values), stored until the log bucket's expiry; log delivery itself is free.` : ''}`,
       `Secrets Manager: the real SecretsManagerSource on a simulated clock (cache ${config.secretCacheSeconds} s, ` +
         `one request a second) made ${secretCalls} GetSecretValue calls an hour (AWSCURRENT and AWSPREVIOUS per ` +
         `refresh). Assumed: ${WARM_VERIFY_CONTAINERS} warm verify container and ${PROVIDERS_IN_USE} provider in ` +
         `use all month, ${WEBHOOKS_PER_MONTH.toLocaleString('en-US')} webhooks a month: ` +
         `${Math.round(secretsPerMonth).toLocaleString('en-US')} calls a month, whatever the volume.`,
       'Logs: app lines and EMF metric lines counted from lambdas/adapters/json-telemetry.ts, the adapter both ' +
-        'Lambda entries use, in an untimed pass, with _X_AMZN_TRACE_ID set as Lambda sets it; ' +
+        'Lambda entries use, in an untimed pass, with _X_AMZN_TRACE_ID set as Lambda sets it (one verify pass ' +
+        'serves every front door: it is fed the REST proxy event, and a function URL event reaches the same ' +
+        'code after lambdas/verify/front-door-event.ts); ' +
         "Lambda's START/END/REPORT lines (text format) and the " +
         'access log line are the formats with example values (request id, IP, time) and the modelled durations. ' +
         'Storage over the retention is an upper bound (AWS bills it compressed). GB = 10^9 bytes.',
@@ -1227,8 +1306,9 @@ async function run(context: SectionContext) {
         ).join(', ') +
         '.',
       `Result, 1 KiB bodies: ${usd(restTotal)} per million on the REST API with WAF, ${usd(httpTotal)} on the ` +
-        `HTTP API (${(restTotal / httpTotal).toFixed(2)}x); 256 KiB bodies: ${usd(total(largeLines.rest))} and ` +
-        `${usd(total(largeLines.http))}. Plus the fixed monthly costs above.`,
+        `HTTP API (${(restTotal / httpTotal).toFixed(2)}x), ${usd(urlTotal)} on the function URL (no API ` +
+        `Gateway, WAF or access log lines); 256 KiB bodies: ${usd(total(largeLines.rest))}, ` +
+        `${usd(total(largeLines.http))} and ${usd(total(largeLines['function-url']))}. Plus the fixed monthly costs above.`,
       `Not included: free tiers; Lambda INIT time, billed since 2025-08-01 for on-demand ZIP functions (each 100 ms ` +
         `of INIT at 1% cold starts adds ${usd(initPer100ms)} per million); KMS requests for the table's AWS ` +
         'managed key; data transfer out for the answers; retries, duplicates and rejected requests; X-Ray; ' +

@@ -1,15 +1,18 @@
 // The public entry point: `POST /webhooks/{provider}` in front of the verify Lambda, as a REST API (the
-// default: WAF, request validation, 404/405 answered by API Gateway) or an HTTP API (about a third of the
-// price per request, no WAF). Both pass the verify Lambda the same REST proxy event (payload format 1.0).
+// default: WAF, request validation, 404/405 answered by API Gateway), an HTTP API (about a third of the
+// price per request, no WAF) or a Lambda function URL (no API Gateway at all: no charge beyond Lambda, no
+// WAF, no access log, reserved concurrency as the only rate cap). The two APIs pass the verify Lambda the
+// REST proxy event (payload format 1.0); a function URL passes its own event (payload format 2.0), which
+// the handler reads too (lambdas/verify/front-door-event.ts).
 import { ArnFormat, Aws, Duration, Fn, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 
 /** The one route. `{provider}` is the provider id from the config. */
 export const WEBHOOK_RESOURCE = 'webhooks';
@@ -41,11 +44,12 @@ export interface WafSettings {
   readonly logging: boolean;
 }
 
-/** What the construct needs from either kind of API. */
+/** What the construct needs from any kind of front door. */
 export interface FrontDoor {
-  /** The stage's base URL, without a trailing slash: endpoints are `${url}/webhooks/{provider}`. */
+  /** The base URL, without a trailing slash: endpoints are `${url}/webhooks/{provider}`. */
   readonly url: string;
-  readonly accessLogGroup: logs.LogGroup;
+  /** API Gateway's access log; a function URL has none. */
+  readonly accessLogGroup?: logs.LogGroup;
   readonly metricRequests: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
   readonly metricServerErrors: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
   readonly metricClientErrors: (props?: cloudwatch.MetricOptions) => cloudwatch.Metric;
@@ -63,6 +67,10 @@ export interface HttpFrontDoor extends FrontDoor {
   readonly stage: apigwv2.HttpStage;
 }
 
+export interface FunctionUrlFrontDoor extends FrontDoor {
+  readonly functionUrl: lambda.FunctionUrl;
+}
+
 const JSON_CONTENT = 'application/json';
 
 function accessLogGroup(scope: Construct, props: FrontDoorProps): logs.LogGroup {
@@ -70,6 +78,18 @@ function accessLogGroup(scope: Construct, props: FrontDoorProps): logs.LogGroup 
     retention: props.accessLogRetention,
     removalPolicy: props.logRemovalPolicy,
   });
+}
+
+/**
+ * API Gateway's permission to invoke the verify Lambda names the API's ARN (SourceArn) but not the account;
+ * SourceAccount is added so the permission is bound to this account too (Control Tower's CT.LAMBDA.PR.2).
+ */
+function bindPermissionsToAccount(api: IConstruct): void {
+  for (const child of api.node.findAll()) {
+    if (child instanceof lambda.CfnPermission && child.principal === 'apigateway.amazonaws.com') {
+      child.sourceAccount = Stack.of(api).account;
+    }
+  }
 }
 
 /**
@@ -198,6 +218,8 @@ export function createRestFrontDoor(scope: Construct, props: FrontDoorProps): Re
     responseHeaders: { Allow: "'POST'" },
     templates: { [JSON_CONTENT]: methodNotAllowedBody },
   });
+
+  bindPermissionsToAccount(api);
 
   const stage = api.deploymentStage;
   const waf = props.waf ? createWebAcl(scope, stage, props.waf) : undefined;
@@ -334,6 +356,7 @@ export function createHttpFrontDoor(scope: Construct, props: FrontDoorProps): Ht
       format: httpAccessLogFormat(),
     },
   });
+  bindPermissionsToAccount(api);
   return {
     api,
     stage,
@@ -343,5 +366,35 @@ export function createHttpFrontDoor(scope: Construct, props: FrontDoorProps): Ht
     metricServerErrors: (o) => stage.metricServerError(o),
     metricClientErrors: (o) => stage.metricClientError(o),
     metricLatency: (o) => stage.metricLatency(o),
+  };
+}
+
+/**
+ * Lambda function URL: the verify Lambda answers the internet itself, as in AWS's EventBridge inbound-webhook
+ * quick start. Auth type NONE (authenticity is the provider's signature, checked by the handler), BUFFERED
+ * (the answer is small and whole), no CORS (providers call server to server; browsers have no business
+ * here). Every path and method reaches the Lambda, which answers 404 for anything but
+ * `/webhooks/{provider}` and 405 for anything but POST. The rate cap is the function's reserved
+ * concurrency, set by the construct.
+ */
+export function createFunctionUrlFrontDoor(
+  scope: Construct,
+  props: Pick<FrontDoorProps, 'handler'>,
+): FunctionUrlFrontDoor {
+  const functionUrl = new lambda.FunctionUrl(scope, 'FunctionUrl', {
+    function: props.handler,
+    authType: lambda.FunctionUrlAuthType.NONE,
+    invokeMode: lambda.InvokeMode.BUFFERED,
+  });
+  // The FunctionUrl attribute ends with `/`; the base URL is `https://<host>` so endpoints have one slash.
+  const host = Fn.select(2, Fn.split('/', functionUrl.url));
+  const metric = (name: string) => (o?: cloudwatch.MetricOptions) => props.handler.metric(name, o);
+  return {
+    functionUrl,
+    url: Fn.join('', ['https://', host]),
+    metricRequests: metric('UrlRequestCount'),
+    metricServerErrors: metric('Url5xxCount'),
+    metricClientErrors: metric('Url4xxCount'),
+    metricLatency: metric('UrlRequestLatency'),
   };
 }

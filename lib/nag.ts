@@ -1,6 +1,6 @@
 // cdk-nag (v3): the AwsSolutions pack runs as a CDK validation plugin on every synth, and each finding the
 // design accepts is acknowledged on the narrowest construct, with the reason. Acknowledgements that depend
-// on a prop (WAF off, no access logs, tracing on) are read off the synthesized resources, so turning the
+// on a prop (WAF off, no server access logs, tracing on) are read off the synthesized resources, so turning the
 // setting back on also drops its acknowledgement.
 import { type App, type CfnResource, Stack, Validations } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -24,7 +24,8 @@ function logicalId(resource: IConstruct): string {
   return Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnResource);
 }
 
-const NO_AUTHORIZER =
+/** Why the webhook route has no authorizer: shared with lib/control-tower.ts. */
+export const NO_AUTHORIZER =
   'Webhook senders cannot present AWS credentials, Cognito tokens or API keys. Authenticity is the ' +
   "provider's HMAC signature over the raw body, which the verify Lambda checks (constant time, timestamp " +
   'window) before anything is stored; unsigned requests are answered 401.';
@@ -69,9 +70,9 @@ export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
     acknowledge(
       inbox.payloadBucket,
       'AwsSolutions-S1',
-      'Server access logs are opt-in (serverAccessLogsBucket prop): the bucket is private, written and ' +
-        'read only by the two Lambda roles, and its objects expire with the dedup window. CloudTrail data ' +
-        'events audit object access where required.',
+      'Server access logs turned off by the deployer (serverAccessLogs: false). The bucket is private, ' +
+        'written and read only by the two Lambda roles, and its objects expire after every message that can ' +
+        'point at them; CloudTrail data events can audit object access instead.',
     );
   }
 

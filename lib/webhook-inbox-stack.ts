@@ -5,6 +5,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { CONTEXT_KEY, type Config, ConfigError, parseConfig } from '../config/index';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
+import { acknowledgeControlTowerTradeOffs } from './control-tower';
 import { acknowledgeInboxFindings } from './nag';
 import { WebhookInbox, type WebhookInboxProps } from './webhook-inbox';
 
@@ -49,10 +50,15 @@ export class WebhookInboxStack extends Stack {
     const config = props.config ?? configFromContext(this);
     this.inbox = new WebhookInbox(this, 'Inbox', { ...props.inbox, config });
     acknowledgeInboxFindings(this.inbox);
+    acknowledgeControlTowerTradeOffs(this.inbox);
 
     const output = (name: string, value: string, description: string) =>
       new CfnOutput(this, name, { value, description });
-    output(STACK_OUTPUTS.apiUrl, this.inbox.apiUrl, 'Base URL of the API stage (no trailing slash)');
+    output(
+      STACK_OUTPUTS.apiUrl,
+      this.inbox.apiUrl,
+      'Base URL of the API stage or function URL (no trailing slash)',
+    );
     for (const [provider, url] of Object.entries(this.inbox.endpoints)) {
       output(
         `${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`,

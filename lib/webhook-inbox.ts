@@ -1,5 +1,5 @@
 // The WebhookInbox construct: front door, verify Lambda, inbox table, queue with dead-letter queue, payload
-// bucket, processor Lambda, provider secrets, alarms. Reusable: give it a resolved config (`parseConfig`)
+// bucket and its access log bucket, processor Lambda, provider secrets, alarms. Reusable: give it a resolved config (`parseConfig`)
 // and, optionally, props. Resource settings shared with local mode come from config/resources.ts.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { INBOX_TABLE, LAMBDA_DEFAULTS, payloadExpiryDays, queueSettings } from '
 import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
 import {
+  createFunctionUrlFrontDoor,
   createHttpFrontDoor,
   createRestFrontDoor,
   type FrontDoor,
@@ -55,6 +56,18 @@ const SECRET_ARN_BYTES_UPPER_BOUND = 140;
 
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
+export type FrontDoorKind = 'rest' | 'http' | 'function-url';
+
+/**
+ * The verify Lambda's reserved concurrency behind a function URL, its only rate cap: Lambda allows a
+ * function URL ten requests a second per unit of concurrency, so 20 matches the API stages' default
+ * 200 requests a second.
+ */
+export const FUNCTION_URL_RESERVED_CONCURRENCY = 20;
+
+/** How long the created access log bucket keeps the payload bucket's server access logs. */
+export const ACCESS_LOG_EXPIRY_DAYS = 90;
+
 export interface WebhookInboxProps {
   /** The resolved configuration, from `parseConfig` (config/index.ts). */
   readonly config: Config;
@@ -62,10 +75,12 @@ export interface WebhookInboxProps {
   /**
    * Front door. `rest`: API Gateway REST API with WAF, request validation and 404/405 answered by API
    * Gateway. `http`: API Gateway HTTP API, cheaper per request, but no WAF (HTTP APIs cannot be associated
-   * with a web ACL) and 404 for wrong methods.
+   * with a web ACL) and 404 for wrong methods. `function-url`: a Lambda function URL on the verify Lambda,
+   * no API Gateway: no charge beyond Lambda, but no WAF, no access log and no per-client rate limit; the
+   * verify Lambda's reserved concurrency is the rate cap.
    * @default 'rest'
    */
-  readonly api?: 'rest' | 'http';
+  readonly api?: FrontDoorKind;
 
   /**
    * Stage name of the REST API; part of every endpoint URL, so changing it means re-registering endpoints.
@@ -75,15 +90,16 @@ export interface WebhookInboxProps {
   readonly stageName?: string;
 
   /**
-   * Stage-wide throttling. Requests above it get 429, which every supported provider retries.
+   * Stage-wide throttling. Requests above it get 429, which every supported provider retries. API Gateway
+   * only: must not be set with `api: 'function-url'` (use `verifyReservedConcurrency`).
    * @default { rateLimit: 200, burstLimit: 400 }
    */
   readonly throttle?: ThrottleSettings;
 
   /**
    * Associate a WAFv2 web ACL (IP reputation list and per-IP rate limit) with the REST stage. Must not be
-   * `true` with `api: 'http'`.
-   * @default true for `rest`, false for `http`
+   * `true` with `api: 'http'` or `api: 'function-url'`.
+   * @default true for `rest`, false otherwise
    */
   readonly waf?: boolean;
 
@@ -112,7 +128,9 @@ export interface WebhookInboxProps {
   readonly verifyMemorySize?: number;
   /**
    * Reserved concurrency of the verify Lambda: a cap on what webhook traffic can take from the account.
-   * @default - unreserved
+   * Behind a function URL it is the only rate cap (about ten requests a second per unit; above it Lambda
+   * answers 429). Reserving needs an account concurrency quota that leaves 100 unreserved.
+   * @default - unreserved with `rest` and `http`; FUNCTION_URL_RESERVED_CONCURRENCY (20) with `function-url`
    */
   readonly verifyReservedConcurrency?: number;
 
@@ -153,12 +171,25 @@ export interface WebhookInboxProps {
   readonly queueName?: string;
 
   /**
-   * An existing bucket for the payload bucket's server access logs.
-   * @default - no server access logs (CloudTrail data events can audit object access instead)
+   * S3 server access logs for the payload bucket, which holds webhook bodies over `inlineLimitBytes` (they
+   * may carry personal data): who read or wrote which object, and when. Must not be false with
+   * `serverAccessLogsBucket`.
+   * @default true
+   */
+  readonly serverAccessLogs?: boolean;
+  /**
+   * An existing bucket for the payload bucket's server access logs; you grant the S3 logging service
+   * access to it.
+   * @default - a new bucket, `accessLogsBucket`
    */
   readonly serverAccessLogsBucket?: s3.IBucket;
-  /** @default 'payloads/' when `serverAccessLogsBucket` is set */
+  /** Key prefix of the payload bucket's access logs. @default 'payloads/' */
   readonly serverAccessLogsPrefix?: string;
+  /**
+   * How long the created access log bucket keeps the logs.
+   * @default Duration.days(ACCESS_LOG_EXPIRY_DAYS) (90 days)
+   */
+  readonly serverAccessLogsExpiry?: Duration;
 
   /**
    * An existing SNS topic for alarm notifications.
@@ -196,16 +227,19 @@ export interface WebhookInboxProps {
 export class WebhookInbox extends Construct {
   public readonly config: Config;
   /** Which front door was built. */
-  public readonly apiKind: 'rest' | 'http';
+  public readonly apiKind: FrontDoorKind;
   /** The REST API, when `api` is `rest`. */
   public readonly restApi?: apigw.RestApi;
   /** The HTTP API, when `api` is `http`. */
   public readonly httpApi?: apigwv2.HttpApi;
-  /** Base URL of the stage, no trailing slash. */
+  /** The verify Lambda's function URL, when `api` is `function-url`. */
+  public readonly functionUrl?: lambda.FunctionUrl;
+  /** Base URL of the stage or function URL, no trailing slash. */
   public readonly apiUrl: string;
   /** Provider id to the URL to register with that provider. */
   public readonly endpoints: Readonly<Record<string, string>>;
-  public readonly apiAccessLogGroup: logs.ILogGroup;
+  /** API Gateway's access log group; undefined with `function-url` (Lambda's own logs only). */
+  public readonly apiAccessLogGroup?: logs.ILogGroup;
   /** The web ACL on the REST stage, when WAF is on. */
   public readonly webAcl?: wafv2.CfnWebACL;
 
@@ -215,6 +249,8 @@ export class WebhookInbox extends Construct {
   public readonly queue: sqs.Queue;
   public readonly deadLetterQueue: sqs.Queue;
   public readonly payloadBucket: s3.Bucket;
+  /** The bucket the construct created for the payload bucket's server access logs, if it created one. */
+  public readonly accessLogsBucket?: s3.Bucket;
   /** Provider id to its signing secret (created, or imported from `secretArn` in the config). */
   public readonly secrets: Readonly<Record<string, secretsmanager.ISecret>>;
 
@@ -233,6 +269,20 @@ export class WebhookInbox extends Construct {
         'WebhookInbox: waf cannot be true with api "http" (HTTP APIs cannot have a WAF web ACL)',
       );
     }
+    if (waf && this.apiKind === 'function-url') {
+      throw new Error(
+        'WebhookInbox: waf cannot be true with api "function-url" (a function URL has no WAF; put CloudFront with a web ACL in front of it yourself)',
+      );
+    }
+    if (props.throttle && this.apiKind === 'function-url') {
+      throw new Error(
+        'WebhookInbox: throttle is for API Gateway stages; with api "function-url" the rate cap is verifyReservedConcurrency',
+      );
+    }
+    const serverAccessLogs = props.serverAccessLogs ?? true;
+    if (!serverAccessLogs && props.serverAccessLogsBucket) {
+      throw new Error('WebhookInbox: serverAccessLogsBucket is set but serverAccessLogs is false');
+    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     const processorTimeout =
@@ -248,6 +298,13 @@ export class WebhookInbox extends Construct {
       removalPolicy,
     });
 
+    const accessLogsPrefix = props.serverAccessLogsPrefix ?? 'payloads/';
+    if (serverAccessLogs && !props.serverAccessLogsBucket) {
+      this.accessLogsBucket = this.createAccessLogsBucket(
+        props.serverAccessLogsExpiry ?? Duration.days(ACCESS_LOG_EXPIRY_DAYS),
+        removalPolicy,
+      );
+    }
     this.payloadBucket = new s3.Bucket(this, 'PayloadBucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -262,11 +319,10 @@ export class WebhookInbox extends Construct {
         },
       ],
       serverAccessLogsBucket: props.serverAccessLogsBucket,
-      serverAccessLogsPrefix: props.serverAccessLogsBucket
-        ? (props.serverAccessLogsPrefix ?? 'payloads/')
-        : undefined,
+      serverAccessLogsPrefix: props.serverAccessLogsBucket ? accessLogsPrefix : undefined,
       removalPolicy,
     });
+    if (this.accessLogsBucket) this.deliverAccessLogs(this.accessLogsBucket, accessLogsPrefix);
 
     // The DLQ's redrive allow policy names the main queue, and the main queue's redrive policy names the DLQ.
     // Referencing both ARNs through CloudFormation would be a cycle, so the main queue gets a fixed name and
@@ -328,7 +384,9 @@ export class WebhookInbox extends Construct {
       service: SERVICE.verify,
       timeout: props.verifyTimeout ?? Duration.seconds(LAMBDA_DEFAULTS.verifyTimeoutSeconds),
       memorySize: props.verifyMemorySize ?? LAMBDA_DEFAULTS.verifyMemoryMb,
-      reservedConcurrentExecutions: props.verifyReservedConcurrency,
+      reservedConcurrentExecutions:
+        props.verifyReservedConcurrency ??
+        (this.apiKind === 'function-url' ? FUNCTION_URL_RESERVED_CONCURRENCY : undefined),
       environment: {
         ...sharedEnvironment,
         // Only the verify Lambda reads secrets, so only it learns where they are.
@@ -382,10 +440,14 @@ export class WebhookInbox extends Construct {
       this.restApi = rest.api;
       this.webAcl = rest.webAcl;
       frontDoor = rest;
-    } else {
+    } else if (this.apiKind === 'http') {
       const http = createHttpFrontDoor(this, frontDoorProps);
       this.httpApi = http.api;
       frontDoor = http;
+    } else {
+      const url = createFunctionUrlFrontDoor(this, frontDoorProps);
+      this.functionUrl = url.functionUrl;
+      frontDoor = url;
     }
     this.apiUrl = frontDoor.url;
     this.apiAccessLogGroup = frontDoor.accessLogGroup;
@@ -449,6 +511,44 @@ export class WebhookInbox extends Construct {
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
       removalPolicy,
     });
+  }
+
+  /**
+   * The payload bucket's server access log bucket: private, TLS only, SSE-S3 (server access log delivery
+   * cannot use the aws/s3 KMS key), ACLs off, logs expire after `expiry`.
+   */
+  private createAccessLogsBucket(expiry: Duration, removalPolicy: RemovalPolicy): s3.Bucket {
+    return new s3.Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: expiry }],
+      removalPolicy,
+    });
+  }
+
+  /**
+   * Server access logging from the payload bucket to `logs`, granted by bucket policy to the S3 logging
+   * service for this bucket and account only (with ACLs off, a policy is the only way; set here rather than
+   * through the Bucket prop, whose grant depends on a feature flag of the app).
+   */
+  private deliverAccessLogs(logs: s3.Bucket, prefix: string): void {
+    (this.payloadBucket.node.defaultChild as s3.CfnBucket).loggingConfiguration = {
+      destinationBucketName: logs.bucketName,
+      logFilePrefix: prefix,
+    };
+    logs.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('logging.s3.amazonaws.com')],
+        actions: ['s3:PutObject'],
+        resources: [logs.arnForObjects(`${prefix}*`)],
+        conditions: {
+          ArnLike: { 'aws:SourceArn': this.payloadBucket.bucketArn },
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+        },
+      }),
+    );
   }
 
   private createFunction(

@@ -1,10 +1,12 @@
 // What the cost of a webhook depends on, read from a synthesized CloudFormation template: each Lambda's
 // memory, architecture, timeout and log group, the SQS event source's batch settings, the table's billing
-// mode, PITR and TTL, the access log format, WAF, the payload bucket's expiry, and what is billed by the
-// month (secrets, alarm metrics, dashboards). Functions are found by structure, not by name: the processor
-// is the event source mapping's target, the verify Lambda is the one API Gateway may invoke.
+// mode, PITR and TTL, the access log format, WAF, the payload bucket's expiry and that of its server access
+// logs, and what is billed by the month (secrets, alarm metrics, dashboards). Resources are found by
+// structure, not by name: the processor is the event source mapping's target, the verify Lambda is the one
+// API Gateway may invoke or the function URL targets, the payload bucket is the one the Lambdas are given.
 
 import { ENV } from '../../config/runtime';
+import type { FrontDoorKind } from '../../lib/webhook-inbox';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface Resource {
@@ -27,19 +29,24 @@ export interface FunctionFacts {
   logFormat: string;
   /** The config variable (ENV.config in config/runtime.ts), when it is a literal string. */
   configEnv: string | null;
+  /** Logical id of the bucket in ENV.bucket, when it is a reference. */
+  bucketRef: string | null;
 }
 
 export interface TemplateFacts {
-  api: 'rest' | 'http';
+  api: FrontDoorKind;
   verify: FunctionFacts;
   processor: FunctionFacts;
   eventSource: { batchSize: number; maxBatchingWindowSeconds: number; functionResponseTypes: string[] };
   table: { billingMode: string; pitr: boolean; ttlAttribute: string | null; tableClass: string };
-  accessLog: { format: string; retentionDays: number | null };
+  /** API Gateway's access log; null for a function URL, which has none. */
+  accessLog: { format: string; retentionDays: number | null } | null;
   /** REST stages only: execution logging level (ERROR logs nothing for a 2xx). */
   executionLogLevel: string | null;
   waf: { webAcls: number; rules: number; ruleNames: string[] };
   payloadExpirationDays: number | null;
+  /** The payload bucket's server access logs: null when off; expiry null when they never expire. */
+  payloadAccessLogs: { expirationDays: number | null } | null;
   monthly: { secrets: number; alarms: number; alarmMetrics: number; dashboards: number };
 }
 
@@ -70,6 +77,15 @@ function exactlyOne(
   return found[0] as [string, Resource];
 }
 
+function expirationDaysOf(bucket: Resource | undefined): number | null {
+  const rules = ((props(bucket).LifecycleConfiguration as { [key: string]: Json } | undefined)?.Rules ??
+    []) as { [key: string]: Json }[];
+  const days = rules
+    .filter((rule) => rule.Status === 'Enabled' && typeof rule.ExpirationInDays === 'number')
+    .map((rule) => rule.ExpirationInDays as number);
+  return days.length > 0 ? Math.min(...days) : null;
+}
+
 function retentionOf(template: CfnTemplate, logicalId: string | undefined): number | null {
   if (logicalId === undefined) return null;
   const days = props(template.Resources[logicalId]).RetentionInDays;
@@ -94,27 +110,37 @@ function functionFacts(template: CfnTemplate, logicalId: string): FunctionFacts 
     logRetentionDays: retentionOf(template, refOf(logging.LogGroup)),
     logFormat: String(logging.LogFormat ?? 'Text'),
     configEnv: typeof config === 'string' ? config : null,
+    bucketRef: refOf(variables[ENV.bucket]) ?? null,
   };
 }
 
-export function templateFacts(template: CfnTemplate, api: 'rest' | 'http'): TemplateFacts {
-  const [, mapping] = exactlyOne(template, 'AWS::Lambda::EventSourceMapping', () => true);
-  const mp = props(mapping);
-  const processorId = refOf(mp.FunctionName);
-  if (!processorId) throw new Error('the event source mapping names no function');
+/** The verify Lambda: the function URL's target, or the function API Gateway may invoke. */
+function verifyFunctionId(template: CfnTemplate, api: FrontDoorKind): string | undefined {
+  if (api === 'function-url') {
+    const [, url] = exactlyOne(template, 'AWS::Lambda::Url', () => true);
+    return refOf(props(url).TargetFunctionArn);
+  }
   const [, permission] = exactlyOne(
     template,
     'AWS::Lambda::Permission',
     (r) => props(r).Principal === 'apigateway.amazonaws.com',
   );
-  const verifyId = refOf(props(permission).FunctionName);
-  if (!verifyId) throw new Error('the API Gateway permission names no function');
+  return refOf(props(permission).FunctionName);
+}
+
+export function templateFacts(template: CfnTemplate, api: FrontDoorKind): TemplateFacts {
+  const [, mapping] = exactlyOne(template, 'AWS::Lambda::EventSourceMapping', () => true);
+  const mp = props(mapping);
+  const processorId = refOf(mp.FunctionName);
+  if (!processorId) throw new Error('the event source mapping names no function');
+  const verifyId = verifyFunctionId(template, api);
+  if (!verifyId) throw new Error(`no function found behind the ${api} front door`);
 
   const [, table] = exactlyOne(template, 'AWS::DynamoDB::Table', () => true);
   const tp = props(table);
   const ttl = tp.TimeToLiveSpecification as { [key: string]: Json } | undefined;
 
-  let accessLog: TemplateFacts['accessLog'];
+  let accessLog: TemplateFacts['accessLog'] = null;
   let executionLogLevel: string | null = null;
   if (api === 'rest') {
     const [, stage] = exactlyOne(template, 'AWS::ApiGateway::Stage', () => true);
@@ -126,7 +152,7 @@ export function templateFacts(template: CfnTemplate, api: 'rest' | 'http'): Temp
     };
     const methods = (sp.MethodSettings ?? []) as { [key: string]: Json }[];
     executionLogLevel = methods.map((m) => String(m.LoggingLevel ?? 'OFF')).join(',') || 'OFF';
-  } else {
+  } else if (api === 'http') {
     const [, stage] = exactlyOne(template, 'AWS::ApiGatewayV2::Stage', () => true);
     const setting = (props(stage).AccessLogSettings ?? {}) as { [key: string]: Json };
     accessLog = {
@@ -140,15 +166,15 @@ export function templateFacts(template: CfnTemplate, api: 'rest' | 'http'): Temp
     ((props(r).Rules ?? []) as { [key: string]: Json }[]).map((rule) => String(rule.Name)),
   );
 
-  let payloadExpirationDays: number | null = null;
-  for (const [, bucket] of only(template, 'AWS::S3::Bucket')) {
-    const rules = ((props(bucket).LifecycleConfiguration as { [key: string]: Json } | undefined)?.Rules ??
-      []) as { [key: string]: Json }[];
-    for (const rule of rules) {
-      if (rule.Status === 'Enabled' && typeof rule.ExpirationInDays === 'number')
-        payloadExpirationDays = rule.ExpirationInDays;
-    }
-  }
+  const verify = functionFacts(template, verifyId);
+  const payloadBucketId = verify.bucketRef;
+  if (!payloadBucketId) throw new Error(`the verify Lambda's ${ENV.bucket} names no bucket`);
+  const payloadBucket = template.Resources[payloadBucketId];
+  const logging = props(payloadBucket).LoggingConfiguration as { [key: string]: Json } | undefined;
+  // A log bucket outside the template (serverAccessLogsBucket) has an expiry this cannot see: null.
+  const payloadAccessLogs = logging
+    ? { expirationDays: expirationDaysOf(template.Resources[refOf(logging.DestinationBucketName) ?? '']) }
+    : null;
 
   const alarms = only(template, 'AWS::CloudWatch::Alarm');
   // A metric-math alarm is billed per metric it reads; a plain alarm reads one.
@@ -160,7 +186,7 @@ export function templateFacts(template: CfnTemplate, api: 'rest' | 'http'): Temp
 
   return {
     api,
-    verify: functionFacts(template, verifyId),
+    verify,
     processor: functionFacts(template, processorId),
     eventSource: {
       // CloudFormation's default batch size for SQS is 10; the batching window defaults to 0.
@@ -182,7 +208,8 @@ export function templateFacts(template: CfnTemplate, api: 'rest' | 'http'): Temp
     accessLog,
     executionLogLevel,
     waf: { webAcls: webAcls.length, rules: ruleNames.length, ruleNames },
-    payloadExpirationDays,
+    payloadExpirationDays: expirationDaysOf(payloadBucket),
+    payloadAccessLogs,
     monthly: {
       secrets: only(template, 'AWS::SecretsManager::Secret').length,
       alarms: alarms.length,

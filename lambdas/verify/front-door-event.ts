@@ -1,12 +1,14 @@
-// Turns what the front door hands the Lambda into an IncomingRequest: API Gateway REST (payload v1, with
-// binaryMediaTypes */* so the body arrives base64), HTTP API (payload v2) and Lambda function URLs.
+// Turns what the front door hands the Lambda into an IncomingRequest: API Gateway REST and HTTP API (payload
+// v1; the REST API has binaryMediaTypes */* so the body arrives base64) and Lambda function URLs (payload
+// v2: no path parameters, so the provider comes from rawPath, and text bodies arrive as strings).
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { IncomingRequest } from '../core/accept-delivery';
 import { normalizeHeaders } from '../core/headers';
 
 export type FrontDoorEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;
 
-const WEBHOOK_PATH = /\/webhooks\/([^/]+)\/?$/;
+// Anchored: a function URL hands the Lambda every path, and `/anything/webhooks/github` is not the route.
+const WEBHOOK_PATH = /^\/webhooks\/([^/]+)\/?$/;
 
 function isV2(event: FrontDoorEvent): event is APIGatewayProxyEventV2 {
   return (event as APIGatewayProxyEventV2).version === '2.0';

@@ -4,7 +4,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE, STACK_OUTPUTS } from '../../config/telemetry';
 import { WebhookInbox } from '../../lib/webhook-inbox';
-import { logicalIdOf, projectConfig, resourcesOf, synthStack } from './synth';
+import { functionIdOf, projectConfig, resourcesOf, synthStack } from './synth';
 
 let template: Template;
 
@@ -12,14 +12,7 @@ beforeAll(() => {
   ({ template } = synthStack({ inbox: { api: 'http' } }));
 });
 
-const verifyFunctionId = () =>
-  logicalIdOf(
-    template,
-    'AWS::Lambda::Function',
-    (r) =>
-      (r.Properties?.Environment as { Variables: Record<string, string> } | undefined)?.Variables
-        .POWERTOOLS_SERVICE_NAME === SERVICE.verify,
-  );
+const verifyFunctionId = () => functionIdOf(template, SERVICE.verify);
 
 describe("api: 'http'", () => {
   it('builds an HTTP API instead of a REST API', () => {
@@ -31,6 +24,12 @@ describe("api: 'http'", () => {
   it('routes only POST /webhooks/{provider}, to the verify Lambda with the REST proxy event (payload 1.0)', () => {
     const routes = Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties);
     expect(routes.map((r) => r?.RouteKey)).toEqual(['POST /webhooks/{provider}']);
+    // Invoked by this API's routes in this account only.
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'apigateway.amazonaws.com',
+      SourceAccount: { Ref: 'AWS::AccountId' },
+      SourceArn: Match.anyValue(),
+    });
     template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '1.0',

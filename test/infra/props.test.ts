@@ -1,11 +1,12 @@
 // Non-default props and config: one stack built with all of them, each promise checked separately.
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/index';
 import { ENV } from '../../config/runtime';
-import { WebhookInbox } from '../../lib/webhook-inbox';
+import { WebhookInbox, type WebhookInboxProps } from '../../lib/webhook-inbox';
 import { createApp, resourcesOf } from './synth';
 
 const IMPORTED_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:partners/acme-AbC123';
@@ -41,6 +42,8 @@ beforeAll(() => {
     alarmTopic: sns.Topic.fromTopicArn(stack, 'Ops', 'arn:aws:sns:eu-west-1:123456789012:ops'),
     processorEnvironment: { CRM_URL: 'https://crm.example' },
     dashboard: false,
+    serverAccessLogsExpiry: Duration.days(30),
+    serverAccessLogsPrefix: 'inbox/',
   });
   template = Template.fromStack(stack);
 });
@@ -140,5 +143,51 @@ describe('props', () => {
     });
     expect(verifyEnvironment()).not.toHaveProperty('CRM_URL');
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+  });
+
+  it("serverAccessLogsExpiry and serverAccessLogsPrefix set the created log bucket's expiry and the key prefix", () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'inbox/' }),
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 30 })] },
+    });
+  });
+});
+
+describe('server access log props', () => {
+  const inboxTemplate = (props: Partial<WebhookInboxProps>) => {
+    const custom = new Stack(createApp(), 'Logs');
+    new WebhookInbox(custom, 'Inbox', { config: parseConfig(undefined), ...props });
+    return Template.fromStack(custom);
+  };
+  const loggingConfigurations = (t: Template) =>
+    Object.values(resourcesOf(t, 'AWS::S3::Bucket')).flatMap((b) =>
+      b.Properties?.LoggingConfiguration ? [b.Properties.LoggingConfiguration] : [],
+    );
+
+  it('serverAccessLogs: false creates no log bucket and leaves the payload bucket unlogged', () => {
+    const t = inboxTemplate({ serverAccessLogs: false });
+    t.resourceCountIs('AWS::S3::Bucket', 1);
+    expect(loggingConfigurations(t)).toEqual([]);
+  });
+
+  it('serverAccessLogsBucket logs to that bucket instead of a created one', () => {
+    const t = inboxTemplate({
+      serverAccessLogsBucket: s3.Bucket.fromBucketName(new Stack(), 'Existing', 'org-access-logs'),
+    });
+    t.resourceCountIs('AWS::S3::Bucket', 1);
+    expect(loggingConfigurations(t)).toEqual([
+      { DestinationBucketName: 'org-access-logs', LogFilePrefix: 'payloads/' },
+    ]);
+  });
+
+  it('refuses serverAccessLogsBucket with serverAccessLogs: false', () => {
+    expect(() =>
+      inboxTemplate({
+        serverAccessLogs: false,
+        serverAccessLogsBucket: s3.Bucket.fromBucketName(new Stack(), 'Existing', 'org-access-logs'),
+      }),
+    ).toThrow('serverAccessLogsBucket is set but serverAccessLogs is false');
   });
 });

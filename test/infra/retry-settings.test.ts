@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../config/runtime';
 import { formatDuration, retryHorizon } from '../../lambdas/core/retry-schedule';
 import { PROJECT_ROOT, projectConfig, resourcesOf, synthStack } from './synth';
 
@@ -70,9 +71,11 @@ describe('the README retry table matches the template', () => {
   });
 
   it('states the payload expiry, longer than twice the DLQ retention', () => {
-    const bucket = Object.values(resourcesOf(template, 'AWS::S3::Bucket'))
-      .map((b) => b.Properties ?? {})
-      .find((b) => b.LifecycleConfiguration);
+    // The payload bucket is the one the Lambdas are given (the access log bucket has a lifecycle too).
+    const bucketRef = Object.values(resourcesOf(template, 'AWS::Lambda::Function'))
+      .map((f) => (f.Properties?.Environment as { Variables?: Record<string, { Ref?: string }> })?.Variables)
+      .find((variables) => variables?.[ENV.bucket])?.[ENV.bucket]?.Ref as string;
+    const bucket = resourcesOf(template, 'AWS::S3::Bucket')[bucketRef]?.Properties;
     const lifecycle = bucket?.LifecycleConfiguration as
       | { Rules: { ExpirationInDays?: number }[] }
       | undefined;

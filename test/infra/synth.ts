@@ -63,6 +63,17 @@ export function logicalIdOf(template: Template, type: string, match: (r: Resourc
   return found[0]![0];
 }
 
+/** Logical id of the Lambda of one service (SERVICE.verify or SERVICE.process), found by its environment. */
+export function functionIdOf(template: Template, service: string): string {
+  return logicalIdOf(
+    template,
+    'AWS::Lambda::Function',
+    (r) =>
+      (r.Properties?.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables
+        .POWERTOOLS_SERVICE_NAME === service,
+  );
+}
+
 export interface Statement {
   Effect: 'Allow' | 'Deny';
   Action: string | string[];

@@ -19,10 +19,12 @@ import {
   STACK_OUTPUTS,
   VERIFY_METRICS,
 } from '../../config/telemetry';
+import { ACCESS_LOG_EXPIRY_DAYS } from '../../lib/webhook-inbox';
 import type { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
 import {
   actionsOf,
   allStatements,
+  functionIdOf,
   logicalIdOf,
   projectConfig,
   resourcesOf,
@@ -37,16 +39,7 @@ let config: Config;
 type Props = Record<string, unknown>;
 const props = (r: { Properties?: Props }) => r.Properties ?? {};
 
-/** Logical id of the Lambda of one service (SERVICE.verify or SERVICE.process). */
-function functionId(service: string): string {
-  return logicalIdOf(
-    template,
-    'AWS::Lambda::Function',
-    (r) =>
-      (props(r).Environment as { Variables: Props } | undefined)?.Variables.POWERTOOLS_SERVICE_NAME ===
-      service,
-  );
-}
+const functionId = (service: string) => functionIdOf(template, service);
 
 function functionProps(service: string): Props {
   return props(template.toJSON().Resources[functionId(service)]);
@@ -101,9 +94,10 @@ describe('API Gateway REST API', () => {
       ResourceId: { Ref: providerResource },
       RequestParameters: { 'method.request.path.provider': true },
     });
-    // The verify Lambda may be invoked by POST /webhooks/* of this API only.
+    // The verify Lambda may be invoked by POST /webhooks/* of this API in this account only.
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Principal: 'apigateway.amazonaws.com',
+      SourceAccount: { Ref: 'AWS::AccountId' },
       SourceArn: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/POST/webhooks/\\*$')])] },
     });
     expect(resourcesOf(template, 'AWS::Lambda::Permission')).toSatisfy(
@@ -456,18 +450,23 @@ describe('least privilege', () => {
   });
 });
 
+/** Both buckets: every public access blocked, encrypted with S3-managed keys. */
+const PRIVATE_SSE_S3_BUCKET = {
+  PublicAccessBlockConfiguration: {
+    BlockPublicAcls: true,
+    BlockPublicPolicy: true,
+    IgnorePublicAcls: true,
+    RestrictPublicBuckets: true,
+  },
+  BucketEncryption: {
+    ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+  },
+};
+
 describe('payload bucket', () => {
   it('blocks public access, requires TLS, encrypts with S3-managed keys and expires objects after every message that can point at them', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: {
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
-      },
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      },
+      ...PRIVATE_SSE_S3_BUCKET,
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
           Match.objectLike({ ExpirationInDays: payloadExpiryDays(), Status: 'Enabled' }),
@@ -481,6 +480,54 @@ describe('payload bucket', () => {
         ]),
       },
     });
+  });
+});
+
+describe('payload bucket server access logs', () => {
+  const buckets = () => resourcesOf(template, 'AWS::S3::Bucket');
+  const payloadBucketId = () =>
+    logicalIdOf(template, 'AWS::S3::Bucket', (b) => props(b).LoggingConfiguration !== undefined);
+  const logBucketId = () =>
+    logicalIdOf(template, 'AWS::S3::Bucket', (b) => props(b).LoggingConfiguration === undefined);
+
+  it('are on by default, to a bucket of their own under payloads/', () => {
+    expect(Object.keys(buckets())).toHaveLength(2);
+    expect(props(buckets()[payloadBucketId()]!).LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logBucketId() },
+      LogFilePrefix: 'payloads/',
+    });
+  });
+
+  it(`go to a private, TLS-only, SSE-S3 bucket without ACLs that expires them after ${ACCESS_LOG_EXPIRY_DAYS} days`, () => {
+    expect(props(buckets()[logBucketId()]!)).toMatchObject({
+      ...PRIVATE_SSE_S3_BUCKET,
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      LifecycleConfiguration: {
+        Rules: [expect.objectContaining({ ExpirationInDays: ACCESS_LOG_EXPIRY_DAYS, Status: 'Enabled' })],
+      },
+    });
+    expect(props(buckets()[logBucketId()]!)).not.toHaveProperty('AccessControl');
+    expect(buckets()[logBucketId()]!.DeletionPolicy).toBe('Retain');
+  });
+
+  it('are delivered by bucket policy to the S3 logging service, for this bucket and account only, over TLS', () => {
+    const [policy] = Object.values(resourcesOf(template, 'AWS::S3::BucketPolicy'))
+      .map(props)
+      .filter((p) => JSON.stringify(p.Bucket) === JSON.stringify({ Ref: logBucketId() }));
+    const statements = (policy!.PolicyDocument as { Statement: Props[] }).Statement;
+    expect(statements).toContainEqual({
+      Effect: 'Allow',
+      Principal: { Service: 'logging.s3.amazonaws.com' },
+      Action: 's3:PutObject',
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logBucketId(), 'Arn'] }, '/payloads/*']] },
+      Condition: {
+        ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [payloadBucketId(), 'Arn'] } },
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      },
+    });
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
   });
 });
 

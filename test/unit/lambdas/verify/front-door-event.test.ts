@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { requestFromEvent } from '../../../../lambdas/verify/front-door-event';
+import { FUNCTION_URL_HOST, functionUrlEvent } from '../../../support/function-url-event';
 
 const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0xe2, 0x80, 0xa8, 0x7d]);
 
@@ -67,5 +68,72 @@ describe('requestFromEvent', () => {
 
   it('reads an empty body as zero bytes', () => {
     expect(requestFromEvent({ ...restEvent, body: null }).body.length).toBe(0);
+  });
+});
+
+describe('requestFromEvent with a Lambda function URL event (payload 2.0)', () => {
+  const json = Buffer.from('{"zen":"Non-blocking is better than blocking.","name":"Zoë\u2028"}');
+
+  it('reads a text body (isBase64Encoded false) back to the exact UTF-8 bytes the provider signed', () => {
+    const event = functionUrlEvent({
+      rawPath: '/webhooks/github',
+      headers: { 'Content-Type': 'application/json' },
+      body: json,
+    });
+    expect(event.isBase64Encoded).toBe(false);
+    expect(requestFromEvent(event).body.equals(json)).toBe(true);
+  });
+
+  it('decodes a base64 body (a binary content type) to the exact bytes, invalid UTF-8 included', () => {
+    const event = functionUrlEvent({
+      rawPath: '/webhooks/github',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: bytes,
+    });
+    expect(event.isBase64Encoded).toBe(true);
+    expect(requestFromEvent(event).body.equals(bytes)).toBe(true);
+  });
+
+  it('takes the method from requestContext.http, the provider from rawPath, and the URL from the domain', () => {
+    const event = functionUrlEvent({
+      method: 'PUT',
+      rawPath: '/webhooks/standard-webhooks',
+      rawQueryString: 'attempt=2',
+    });
+    expect(requestFromEvent(event)).toMatchObject({
+      method: 'PUT',
+      providerId: 'standard-webhooks',
+      url: `https://${FUNCTION_URL_HOST}/webhooks/standard-webhooks`,
+      requestId: event.requestContext.requestId,
+      sourceIp: '192.0.2.44',
+    });
+  });
+
+  it('reads headers by their lowercased names', () => {
+    const event = functionUrlEvent({
+      rawPath: '/webhooks/github',
+      headers: { 'X-Hub-Signature-256': 'sha256=abc', 'Content-Type': 'application/json' },
+    });
+    const { headers } = requestFromEvent(event);
+    expect(headers['x-hub-signature-256']).toBe('sha256=abc');
+    expect(headers['content-type']).toBe('application/json');
+  });
+
+  it('decodes a percent-escaped provider and accepts a trailing slash', () => {
+    expect(requestFromEvent(functionUrlEvent({ rawPath: '/webhooks/generic%2Dhmac' })).providerId).toBe(
+      'generic-hmac',
+    );
+    expect(requestFromEvent(functionUrlEvent({ rawPath: '/webhooks/github/' })).providerId).toBe('github');
+  });
+
+  it.each([
+    '/',
+    '/webhooks',
+    '/webhooks/',
+    '/webhooks/github/extra',
+    '/prefix/webhooks/github',
+    '/WEBHOOKS/github',
+  ])('names no provider for %s, which the handler answers 404', (rawPath) => {
+    expect(requestFromEvent(functionUrlEvent({ rawPath })).providerId).toBeUndefined();
   });
 });
