@@ -14,20 +14,36 @@ import type { Scheme } from './types';
 import { VerifiedDelivery } from './verified-delivery';
 
 const SECRET_PREFIX = 'whsec_';
-const BASE64_SECRET = /^[A-Za-z0-9+/]+={0,2}$/;
+const BASE64_DIGITS = /^[A-Za-z0-9+/]+$/;
 const EVENT_TYPE = { jsonPath: ['type'] } as const;
 
 // Decoding a secret on every request is measurable at 1 KiB bodies; the set of secrets is tiny.
 const keyCache = new Map<string, Buffer | null>();
+
+/**
+ * The key bytes of a `whsec_` secret as the reference libraries decode it: standard base64, padded or not
+ * (the JavaScript library, on which Svix's is built, never required the `=`; Python adds it since 2026).
+ * Refused (fail closed): the URL-safe alphabet, which JavaScript and Java reject and Python silently
+ * drops characters of, fewer than four characters, which JavaScript rejects, and a length no encoder
+ * produces (one character past a group), of which JavaScript silently ignores the last character.
+ */
+function decodeSecret(encoded: string): Buffer | null {
+  const digits = encoded.endsWith('==')
+    ? encoded.slice(0, -2)
+    : encoded.endsWith('=')
+      ? encoded.slice(0, -1)
+      : encoded;
+  if (encoded.length < 4 || digits.length % 4 === 1 || !BASE64_DIGITS.test(digits)) return null;
+  const key = Buffer.from(digits, 'base64');
+  return key.length > 0 ? key : null;
+}
 
 /** The HMAC key for a `whsec_` secret, or null if it is not usable (fail closed). */
 export function standardWebhooksKey(secret: string): Buffer | null {
   let key = keyCache.get(secret);
   if (key === undefined) {
     const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-    const valid = isUsableSecret(secret) && encoded.length % 4 === 0 && BASE64_SECRET.test(encoded);
-    key = valid ? Buffer.from(encoded, 'base64') : null;
-    if (key?.length === 0) key = null;
+    key = isUsableSecret(secret) ? decodeSecret(encoded) : null;
     if (keyCache.size > 64) keyCache.clear();
     keyCache.set(secret, key);
   }
