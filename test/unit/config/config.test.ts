@@ -20,6 +20,60 @@ describe('parseConfig', () => {
     });
   });
 
+  // Each provider's replay window, from its own docs or library (README, configuration reference).
+  const WINDOWS: Record<(typeof SCHEME_NAMES)[number], number> = {
+    github: 300,
+    stripe: 300,
+    'standard-webhooks': 300,
+    shopify: 300,
+    slack: 300,
+    mobazha: 300,
+    'generic-hmac': 300,
+    zoom: 300,
+    paddle: 5,
+    linear: 60,
+    square: 300,
+  };
+
+  it("gives every default provider its provider's replay window", () => {
+    const { providers } = parseConfig(undefined);
+    expect(Object.fromEntries(Object.entries(providers).map(([id, p]) => [id, p.toleranceSeconds]))).toEqual(
+      WINDOWS,
+    );
+  });
+
+  it('keeps the scheme defaults for providers configured without those keys', () => {
+    const { providers } = parseConfig({
+      providers: {
+        billing: { scheme: 'paddle' },
+        issues: { scheme: 'linear' },
+        chat: { scheme: 'slack' },
+        partner: { scheme: 'standard-webhooks' },
+      },
+    });
+    expect(providers.billing?.toleranceSeconds).toBe(5);
+    expect(providers.issues?.toleranceSeconds).toBe(60);
+    expect(providers.partner?.toleranceSeconds).toBe(300);
+    expect(providers.chat).toMatchObject({
+      toleranceSeconds: 300,
+      contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+      requireJson: false,
+    });
+  });
+
+  it('lets each provider override its scheme defaults', () => {
+    const { providers } = parseConfig({
+      providers: {
+        paddle: { scheme: 'paddle', toleranceSeconds: 30 },
+        linear: { scheme: 'linear', toleranceSeconds: 120 },
+        slack: { scheme: 'slack', contentTypes: ['application/json'], requireJson: true },
+      },
+    });
+    expect(providers.paddle?.toleranceSeconds).toBe(30);
+    expect(providers.linear?.toleranceSeconds).toBe(120);
+    expect(providers.slack).toMatchObject({ contentTypes: ['application/json'], requireJson: true });
+  });
+
   it("gives the default generic-hmac provider seed 001's v1=<hex> over {timestamp}.{body}", () => {
     expect(parseConfig(undefined).providers['generic-hmac']?.options).toMatchObject({
       signatureHeader: 'X-Webhook-Signature',
@@ -111,5 +165,15 @@ describe('toConfigInput', () => {
   it('round-trips a resolved config through JSON, as the Lambdas receive it', () => {
     const config = parseConfig({ queue: { retrySchedule: ['1m', '2h'] } });
     expect(parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))))).toEqual(config);
+  });
+
+  it('keeps an overridden and a scheme-default window through the round trip', () => {
+    const config = parseConfig({
+      providers: { paddle: { scheme: 'paddle' }, slow: { scheme: 'paddle', toleranceSeconds: 60 } },
+    });
+    const again = parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))));
+    expect([again.providers.paddle?.toleranceSeconds, again.providers.slow?.toleranceSeconds]).toEqual([
+      5, 60,
+    ]);
   });
 });
