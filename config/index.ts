@@ -8,6 +8,7 @@ import {
   MAX_STEP_SECONDS,
   retryHorizon,
 } from '../lambdas/core/retry-schedule';
+import { ambiguousBoundary, parseTemplate } from '../lambdas/core/schemes/template';
 import { ConfigError } from './errors';
 import { MIN_DLQ_DWELL_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
 import {
@@ -134,6 +135,17 @@ function resolveOptions(id: string, provider: ProviderConfig, prefix: string): R
     };
     needs('{timestamp}', options.timestampHeader, 'timestampHeader');
     needs('{id}', options.idHeader, 'idHeader');
+    const ambiguous = ambiguousBoundary(parseTemplate(options.template));
+    if (ambiguous) {
+      const { left, right, between } = ambiguous;
+      const apart =
+        between === '' ? 'side by side' : `apart only by ${JSON.stringify(between)}, which both can contain`;
+      throw new ConfigError(
+        `${key}.template: ${JSON.stringify(options.template)} puts {${left}} and {${right}} ${apart}, so bytes ` +
+          `can move from one to the other under the same signature (a replay would get a new dedup key); ` +
+          `put a character between them that one of them cannot contain, such as "."`,
+      );
+    }
     return options;
   }
   if (provider.scheme === 'square') return parseOrThrow(squareOptionsSchema, provider.options ?? {}, key);

@@ -161,6 +161,46 @@ describe('parseConfig', () => {
   });
 });
 
+describe('generic-hmac templates whose fields can trade bytes', () => {
+  const withTemplate = (template: string) => ({
+    providers: {
+      partner: {
+        scheme: 'generic-hmac',
+        options: { signatureHeader: 'X-Sig', template, timestampHeader: 'X-Ts', idHeader: 'X-Id' },
+      },
+    },
+  });
+
+  it.each([
+    ['{id}{body}', '{id} and {body} side by side'],
+    ['{timestamp}{body}', '{timestamp} and {body} side by side'],
+    ['{id}{timestamp}.{body}', '{id} and {timestamp} side by side'],
+    ['{body}{id}', '{body} and {id} side by side'],
+    ['v1:{id}{timestamp}.{body}', '{id} and {timestamp} side by side'],
+    ['{id}-{body}', '{id} and {body} apart only by "-", which both can contain'],
+    ['{body}|{id}', '{body} and {id} apart only by "|", which both can contain'],
+    ['{timestamp}12{body}', '{timestamp} and {body} apart only by "12", which both can contain'],
+  ])('refuses %s, naming the template and the two fields', (template, why) => {
+    expect(() => parseConfig(withTemplate(template))).toThrow(ConfigError);
+    expect(() => parseConfig(withTemplate(template))).toThrow(
+      `webhookInbox.providers.partner.options.template: ${JSON.stringify(template)} puts ${why}`,
+    );
+  });
+
+  it.each([
+    '{timestamp}.{body}',
+    '{id}.{timestamp}.{body}',
+    'v0:{timestamp}:{body}',
+    '{timestamp}-{body}',
+    '{id}:{timestamp}:{body}',
+    '{id} {body}',
+    '{body}.{id}',
+    '{body}',
+  ])('accepts %s, where a character one field cannot contain fixes every boundary', (template) => {
+    expect(parseConfig(withTemplate(template)).providers.partner?.options).toMatchObject({ template });
+  });
+});
+
 describe('toConfigInput', () => {
   it('round-trips a resolved config through JSON, as the Lambdas receive it', () => {
     const config = parseConfig({ queue: { retrySchedule: ['1m', '2h'] } });
