@@ -10,7 +10,7 @@ import {
   parseDeliveryId,
   singleHeader,
 } from './primitives';
-import type { Scheme } from './types';
+import type { HeaderMap, Scheme } from './types';
 import { VerifiedDelivery } from './verified-delivery';
 
 const SECRET_PREFIX = 'whsec_';
@@ -59,11 +59,17 @@ const SVIX_HEADERS: typeof WEBHOOK_HEADERS = {
   signature: 'svix-signature',
 };
 
-/** Which header family the sender used: `webhook-*` (the standard) or `svix-*`. */
-function headerNames(headers: Readonly<Record<string, unknown>>): typeof WEBHOOK_HEADERS {
-  return headers['webhook-id'] === undefined && headers['svix-id'] !== undefined
-    ? SVIX_HEADERS
-    : WEBHOOK_HEADERS;
+/**
+ * The header to read for one field: `webhook-*` (the standard) or its `svix-*` twin, whichever came. Both
+ * with different values are refused (undefined): Svix's library would check one, the standard's the
+ * other, so which one was meant is unknowable, as with a header sent twice.
+ */
+function fieldHeader(headers: HeaderMap, standard: string, svix: string): string | undefined {
+  const twin = headers[svix];
+  if (twin === undefined) return standard;
+  const value = headers[standard];
+  if (value === undefined) return svix;
+  return typeof value === 'string' && value === twin ? standard : undefined;
 }
 
 export const standardWebhooks: Scheme = {
@@ -77,14 +83,18 @@ export const standardWebhooks: Scheme = {
       if (!key) return { ok: false, reason: 'no_secret' };
       keys.push(key);
     }
-    const names = headerNames(request.headers);
-    const idHeader = singleHeader(request.headers, names.id);
+    const { headers } = request;
+    const idName = fieldHeader(headers, WEBHOOK_HEADERS.id, SVIX_HEADERS.id);
+    const timestampName = fieldHeader(headers, WEBHOOK_HEADERS.timestamp, SVIX_HEADERS.timestamp);
+    const signatureName = fieldHeader(headers, WEBHOOK_HEADERS.signature, SVIX_HEADERS.signature);
+    if (!idName || !timestampName || !signatureName) return { ok: false, reason: 'repeated_header' };
+    const idHeader = singleHeader(headers, idName);
     if (!idHeader.ok) return idHeader;
     const id = parseDeliveryId(idHeader.value);
     if (!id.ok) return id;
-    const timestamp = freshTimestamp(request.headers, names.timestamp, nowSeconds, toleranceSeconds);
+    const timestamp = freshTimestamp(headers, timestampName, nowSeconds, toleranceSeconds);
     if (!timestamp.ok) return timestamp;
-    const header = singleHeader(request.headers, names.signature);
+    const header = singleHeader(headers, signatureName);
     if (!header.ok) return header;
 
     // Space-separated `version,signature` pairs (empty entries included, as split(' ') would give them).

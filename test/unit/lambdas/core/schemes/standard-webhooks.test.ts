@@ -233,3 +233,56 @@ describe('standard-webhooks secrets without base64 padding', () => {
     expect(standardWebhooksKey(urlSafe)).toBeNull();
   });
 });
+
+describe('standard-webhooks: webhook-* and svix-* headers together', () => {
+  const ts = now();
+  const body = '{"type":"user.created"}';
+  const signed = new SvixWebhook(VECTOR.secret).sign('msg_mixed_1', new Date(ts * 1000), body);
+  const fields = { id: 'msg_mixed_1', timestamp: String(ts), signature: signed };
+  const verifyWith = (headers: Record<string, string>) =>
+    standardWebhooks.verify(
+      { body: Buffer.from(body), headers: normalizeHeaders(headers) },
+      [VECTOR.secret],
+      {
+        nowSeconds: ts,
+        toleranceSeconds: 300,
+      },
+    );
+
+  it('reads each field from whichever spelling came, as Svix’s library does', () => {
+    const mixed = {
+      'webhook-id': fields.id,
+      'svix-timestamp': fields.timestamp,
+      'svix-signature': fields.signature,
+    };
+    expect(() => new SvixWebhook(VECTOR.secret).verify(body, mixed)).not.toThrow();
+    expect(verifyWith(mixed).ok).toBe(true);
+  });
+
+  it('accepts both spellings with the same values', () => {
+    const both = {
+      'webhook-id': fields.id,
+      'webhook-timestamp': fields.timestamp,
+      'webhook-signature': fields.signature,
+      'svix-id': fields.id,
+      'svix-timestamp': fields.timestamp,
+      'svix-signature': fields.signature,
+    };
+    expect(verifyWith(both).ok).toBe(true);
+  });
+
+  it.each([
+    ['id', { 'svix-id': 'msg_other' }],
+    ['timestamp', { 'svix-timestamp': String(ts - 1) }],
+    ['signature', { 'svix-signature': 'v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=' }],
+  ])('refuses both spellings with a different %s as a repeated header', (_name, twin) => {
+    // Svix's library checks the svix-* value, the standard's the webhook-* one: no answer is right.
+    const headers = {
+      'webhook-id': fields.id,
+      'webhook-timestamp': fields.timestamp,
+      'webhook-signature': fields.signature,
+      ...twin,
+    };
+    expect(verifyWith(headers)).toEqual({ ok: false, reason: 'repeated_header' });
+  });
+});
