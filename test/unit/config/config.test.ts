@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, SCHEME_NAMES, toConfigInput } from '../../../config';
 import { loadProjectConfig } from '../../../config/load';
@@ -40,6 +41,16 @@ describe('parseConfig', () => {
     expect(Object.fromEntries(Object.entries(providers).map(([id, p]) => [id, p.toleranceSeconds]))).toEqual(
       WINDOWS,
     );
+  });
+
+  it("matches the README's table of default windows", () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const rows = [...readme.matchAll(/^\| `([a-z-]+)`\s+\| (\d+) s\s+\|/gm)];
+    const documented = Object.fromEntries(rows.map(([, scheme, seconds]) => [scheme, Number(seconds)]));
+    const timed = Object.entries(WINDOWS).filter(
+      ([scheme]) => !['github', 'shopify', 'square'].includes(scheme),
+    );
+    expect(documented).toEqual(Object.fromEntries(timed));
   });
 
   it('keeps the scheme defaults for providers configured without those keys', () => {
