@@ -20,7 +20,8 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
   const time = () => pc.dim(new Date().toISOString().slice(11, 23));
   const verifyLine = (_level: string) => (message: string, a: LogAttributes) => {
     const status = Number(a.status ?? 0);
-    const outcome = a.reason ? `${a.outcome} ${a.reason}` : String(a.outcome ?? message);
+    const detail = a.reason ?? a.handshake;
+    const outcome = detail ? `${a.outcome} ${detail}` : String(a.outcome ?? message);
     write(
       `${time()} ${pc.bold('deliver')} ${statusColour(status)(String(status || '---'))} ${String(a.provider ?? '?').padEnd(17)} ` +
         `${outcome.padEnd(28)} ${pc.dim(`key=${short(a.dedupKey)} type=${a.eventType ?? '-'} ${a.bytes ?? 0}B ${a.durationMs ?? '?'}ms`)}`,
