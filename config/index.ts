@@ -8,6 +8,7 @@ import {
   MAX_STEP_SECONDS,
   retryHorizon,
 } from '../lambdas/core/retry-schedule';
+import { ambiguousBoundary, parseTemplate } from '../lambdas/core/schemes/template';
 import { ConfigError } from './errors';
 import { MIN_DLQ_DWELL_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECONDS } from './limits';
 import {
@@ -57,15 +58,22 @@ export const SEED_001_GENERIC_OPTIONS: z.input<typeof genericHmacOptionsSchema> 
   eventTypeField: 'type',
 };
 
-/** Per-scheme defaults that differ from the generic ones. */
+/**
+ * Per-scheme defaults that differ from the generic ones, applied wherever the provider's settings leave
+ * the key out. Replay windows follow each provider's own documentation or library (README, configuration
+ * reference); the generic 300 s is what Stripe, Slack, Standard Webhooks and seeds 001 and 002 use.
+ */
 function schemeDefaults(scheme: SchemeName): Partial<z.input<typeof providerSchema>> {
   switch (scheme) {
     case 'slack':
       // Slash commands and interactivity arrive form-encoded; the Events API sends JSON.
       return { contentTypes: ['application/json', 'application/x-www-form-urlencoded'], requireJson: false };
     case 'linear':
-      // Linear documents a one-minute window for its signed `webhookTimestamp`.
+      // Linear documents a one-minute window for its signed `webhookTimestamp`, and its SDK enforces it.
       return { toleranceSeconds: 60 };
+    case 'paddle':
+      // Paddle's SDKs refuse a signature older than five seconds, and its docs ask the same of others.
+      return { toleranceSeconds: 5 };
     default:
       return {};
   }
@@ -127,6 +135,17 @@ function resolveOptions(id: string, provider: ProviderConfig, prefix: string): R
     };
     needs('{timestamp}', options.timestampHeader, 'timestampHeader');
     needs('{id}', options.idHeader, 'idHeader');
+    const ambiguous = ambiguousBoundary(parseTemplate(options.template));
+    if (ambiguous) {
+      const { left, right, between } = ambiguous;
+      const apart =
+        between === '' ? 'side by side' : `apart only by ${JSON.stringify(between)}, which both can contain`;
+      throw new ConfigError(
+        `${key}.template: ${JSON.stringify(options.template)} puts {${left}} and {${right}} ${apart}, so bytes ` +
+          `can move from one to the other under the same signature (a replay would get a new dedup key); ` +
+          `put a character between them that one of them cannot contain, such as "."`,
+      );
+    }
     return options;
   }
   if (provider.scheme === 'square') return parseOrThrow(squareOptionsSchema, provider.options ?? {}, key);
@@ -185,7 +204,11 @@ function resolveRetrySchedule(steps: readonly (string | number)[], prefix: strin
 export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
   refuseReplacedKeys(raw, prefix);
   const parsed = parseOrThrow(configSchema, raw ?? {}, prefix);
-  const rawProviders = parsed.providers ?? defaultProviders();
+  // The provider settings as written, not as parsed: parsing fills in the generic defaults, which would
+  // hide the scheme's own (Paddle's 5 s window, Slack's forms) behind values nobody set.
+  const written = (raw as { providers?: Record<string, z.input<typeof providerSchema>> } | undefined)
+    ?.providers;
+  const rawProviders = parsed.providers && written ? written : defaultProviders();
   const providers: Record<string, ResolvedProvider> = {};
   for (const [id, value] of Object.entries(rawProviders)) {
     const withDefaults = { ...schemeDefaults(value.scheme), ...value };

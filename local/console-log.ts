@@ -37,7 +37,8 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
   const time = () => pc.dim(new Date().toISOString().slice(11, 23));
   const verifyLine = (_level: string) => (message: string, a: LogAttributes) => {
     const status = Number(a.status ?? 0);
-    const outcome = printable(a.reason ? `${a.outcome} ${a.reason}` : (a.outcome ?? message));
+    const detail = a.reason ?? a.handshake;
+    const outcome = printable(detail ? `${a.outcome} ${detail}` : (a.outcome ?? message));
     write(
       `${time()} ${pc.bold('deliver')} ${statusColour(status)(String(status || '---'))} ${printable(a.provider ?? '?').padEnd(17)} ` +
         `${outcome.padEnd(28)} ${pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)} ${printable(a.bytes ?? 0)}B ${printable(a.durationMs ?? '?')}ms`)}`,

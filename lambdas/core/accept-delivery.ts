@@ -7,7 +7,7 @@ import { recordTtlSeconds } from '../../config/retention';
 import { DeadlineReached, untilAborted } from './deadline';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
-import { type HandshakeAnswer, handshakeAnswer } from './handshakes';
+import { type HandshakeAnswer, handshakeAnswer, unsignedHandshake } from './handshakes';
 import { inboxKey } from './inbox';
 import { occurredAtOf } from './occurred-at';
 import type { Clock, DeliveryQueue, Inbox, PayloadWriter, SecretSource } from './ports';
@@ -118,6 +118,8 @@ export async function acceptDelivery(
   if (type === undefined || !provider.contentTypes.includes(type)) {
     return { ...facts, outcome: 'rejected', reason: 'unsupported_media_type' };
   }
+  const probe = unsignedHandshake(provider.scheme, type, request.body);
+  if (probe) return { ...facts, outcome: 'handshake', answer: probe };
 
   try {
     const verified = await verifySignature(deps, provider, request, signal);

@@ -20,7 +20,10 @@ export function answerFor(result: DeliveryResult): HttpAnswer {
     case 'accepted':
       return answer(202, { id: result.id });
     case 'handshake':
-      return answer(200, result.answer.body);
+      // Slack's ssl_check wants a bare 200.
+      return result.answer.body
+        ? answer(200, result.answer.body)
+        : { statusCode: 200, headers: {}, body: '' };
     case 'duplicate':
       return answer(200, { id: result.id, duplicate: true });
     case 'conflict':

@@ -50,7 +50,8 @@ export function recordDelivery(
       logger.info('delivery duplicate', attributes);
       return;
     case 'handshake':
-      logger.info('url verification answered', attributes);
+      attributes.handshake = result.answer.kind;
+      logger.info('handshake answered', attributes);
       return;
     case 'in_flight':
       logger.info('delivery in flight', attributes);

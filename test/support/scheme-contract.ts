@@ -354,3 +354,68 @@ export function describeSchemeContract(fixture: SchemeFixture): void {
     }
   });
 }
+
+/** One request judged by both a provider's own library and our scheme. */
+export interface PeerCase {
+  name: string;
+  body: string;
+  /** As the provider spells them. */
+  headers: Record<string, string>;
+  /**
+   * Set where we answer otherwise on purpose: why, in the words of the README's table of differences
+   * from the providers' libraries. The test then checks that the difference is still there.
+   */
+  differs?: string;
+}
+
+export interface PeerAgreement {
+  /** The library, as named in the test titles. */
+  peer: string;
+  scheme: Scheme;
+  secret: string;
+  /** Read when the case runs: some libraries read the clock themselves. */
+  context: () => VerifyContext;
+  url?: string;
+  /** The library's verdict: true when it accepts the request, false when it refuses or throws. */
+  peerAccepts: (request: PeerCase) => boolean | Promise<boolean>;
+  cases: readonly PeerCase[];
+}
+
+/**
+ * Each case through the provider's library and through our scheme: the two agree, except where a case
+ * names its deliberate difference, and then they must still differ (so the README's table stays true).
+ */
+export function describePeerAgreement(agreement: PeerAgreement): void {
+  const { peer, scheme } = agreement;
+  const theirs = async (request: PeerCase) => {
+    try {
+      return await agreement.peerAccepts(request);
+    } catch {
+      return false;
+    }
+  };
+  const ours = (request: PeerCase) =>
+    scheme.verify(
+      { body: Buffer.from(request.body), headers: normalizeHeaders(request.headers), url: agreement.url },
+      [agreement.secret],
+      agreement.context(),
+    ).ok;
+
+  describe(`${scheme.name}: agreement with ${peer}`, () => {
+    const agreeing = agreement.cases.filter((c) => c.differs === undefined);
+    const differing = agreement.cases.filter((c) => c.differs !== undefined);
+    if (agreeing.length > 0) {
+      it.each(agreeing.map((c) => [c.name, c] as const))('agrees on %s', async (_name, request) => {
+        expect({ ours: ours(request) }).toEqual({ ours: await theirs(request) });
+      });
+    }
+    if (differing.length > 0) {
+      it.each(differing.map((c) => [c.name, c.differs, c] as const))(
+        'differs on %s, on purpose: %s',
+        async (_name, _why, request) => {
+          expect({ ours: ours(request) }).toEqual({ ours: !(await theirs(request)) });
+        },
+      );
+    }
+  });
+}

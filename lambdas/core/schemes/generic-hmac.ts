@@ -16,6 +16,7 @@ import {
   prefixedSignature,
   singleHeader,
 } from './primitives';
+import { ambiguousBoundary, parseTemplate, type TemplateField, type TemplatePart } from './template';
 import type { Scheme, SignInput, VerifyContext, WebhookRequest } from './types';
 import { type EventTypeSource, VerifiedDelivery } from './verified-delivery';
 
@@ -34,9 +35,6 @@ export interface HmacSpec {
   readonly idHeader?: string;
   readonly eventType: EventTypeSource;
 }
-
-type Field = 'body' | 'timestamp' | 'id';
-export type TemplatePart = string | { readonly field: Field };
 
 /** A spec checked and parsed once: lowercase names, template parts, defaults applied. */
 export interface CompiledSpec {
@@ -58,21 +56,6 @@ export interface HmacMatch {
   readonly timestamp?: number;
 }
 
-const PLACEHOLDER = /\{(body|timestamp|id)\}/g;
-
-/** Splits a template into literal text and placeholders; other braces are literal text. */
-export function parseTemplate(template: string): TemplatePart[] {
-  const parts: TemplatePart[] = [];
-  let last = 0;
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    if (match.index > last) parts.push(template.slice(last, match.index));
-    parts.push({ field: match[1] as Field });
-    last = match.index + match[0].length;
-  }
-  if (last < template.length) parts.push(template.slice(last));
-  return parts;
-}
-
 /** Undefined when the spec cannot be verified as written: verification then fails closed. */
 function compileSpec(spec: HmacSpec): CompiledSpec | undefined {
   const algorithm = spec.algorithm ?? 'sha256';
@@ -83,12 +66,14 @@ function compileSpec(spec: HmacSpec): CompiledSpec | undefined {
   if (typeof spec.signatureHeader !== 'string' || typeof spec.template !== 'string') return undefined;
   if (!optionalText.every((value) => value === undefined || typeof value === 'string')) return undefined;
   const parts = parseTemplate(spec.template);
-  const uses = (field: Field) => parts.some((part) => typeof part !== 'string' && part.field === field);
+  const uses = (field: TemplateField) =>
+    parts.some((part) => typeof part !== 'string' && part.field === field);
   const signsTimestamp = uses('timestamp');
   const signsId = uses('id');
   if (!uses('body') || (signsTimestamp && !spec.timestampHeader) || (signsId && !spec.idHeader)) {
     return undefined;
   }
+  if (ambiguousBoundary(parts)) return undefined;
   return {
     spec,
     signatureHeader: spec.signatureHeader.toLowerCase(),

@@ -10,24 +10,40 @@ import {
   parseDeliveryId,
   singleHeader,
 } from './primitives';
-import type { Scheme } from './types';
+import type { HeaderMap, Scheme } from './types';
 import { VerifiedDelivery } from './verified-delivery';
 
 const SECRET_PREFIX = 'whsec_';
-const BASE64_SECRET = /^[A-Za-z0-9+/]+={0,2}$/;
+const BASE64_DIGITS = /^[A-Za-z0-9+/]+$/;
 const EVENT_TYPE = { jsonPath: ['type'] } as const;
 
 // Decoding a secret on every request is measurable at 1 KiB bodies; the set of secrets is tiny.
 const keyCache = new Map<string, Buffer | null>();
+
+/**
+ * The key bytes of a `whsec_` secret as the reference libraries decode it: standard base64, padded or not
+ * (the JavaScript library, on which Svix's is built, never required the `=`; Python adds it since 2026).
+ * Refused (fail closed): the URL-safe alphabet, which JavaScript and Java reject and Python silently
+ * drops characters of, fewer than four characters, which JavaScript rejects, and a length no encoder
+ * produces (one character past a group), of which JavaScript silently ignores the last character.
+ */
+function decodeSecret(encoded: string): Buffer | null {
+  const digits = encoded.endsWith('==')
+    ? encoded.slice(0, -2)
+    : encoded.endsWith('=')
+      ? encoded.slice(0, -1)
+      : encoded;
+  if (encoded.length < 4 || digits.length % 4 === 1 || !BASE64_DIGITS.test(digits)) return null;
+  const key = Buffer.from(digits, 'base64');
+  return key.length > 0 ? key : null;
+}
 
 /** The HMAC key for a `whsec_` secret, or null if it is not usable (fail closed). */
 export function standardWebhooksKey(secret: string): Buffer | null {
   let key = keyCache.get(secret);
   if (key === undefined) {
     const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-    const valid = isUsableSecret(secret) && encoded.length % 4 === 0 && BASE64_SECRET.test(encoded);
-    key = valid ? Buffer.from(encoded, 'base64') : null;
-    if (key?.length === 0) key = null;
+    key = isUsableSecret(secret) ? decodeSecret(encoded) : null;
     if (keyCache.size > 64) keyCache.clear();
     keyCache.set(secret, key);
   }
@@ -43,11 +59,17 @@ const SVIX_HEADERS: typeof WEBHOOK_HEADERS = {
   signature: 'svix-signature',
 };
 
-/** Which header family the sender used: `webhook-*` (the standard) or `svix-*`. */
-function headerNames(headers: Readonly<Record<string, unknown>>): typeof WEBHOOK_HEADERS {
-  return headers['webhook-id'] === undefined && headers['svix-id'] !== undefined
-    ? SVIX_HEADERS
-    : WEBHOOK_HEADERS;
+/**
+ * The header to read for one field: `webhook-*` (the standard) or its `svix-*` twin, whichever came. Both
+ * with different values are refused (undefined): Svix's library would check one, the standard's the
+ * other, so which one was meant is unknowable, as with a header sent twice.
+ */
+function fieldHeader(headers: HeaderMap, standard: string, svix: string): string | undefined {
+  const twin = headers[svix];
+  if (twin === undefined) return standard;
+  const value = headers[standard];
+  if (value === undefined) return svix;
+  return typeof value === 'string' && value === twin ? standard : undefined;
 }
 
 export const standardWebhooks: Scheme = {
@@ -61,14 +83,18 @@ export const standardWebhooks: Scheme = {
       if (!key) return { ok: false, reason: 'no_secret' };
       keys.push(key);
     }
-    const names = headerNames(request.headers);
-    const idHeader = singleHeader(request.headers, names.id);
+    const { headers } = request;
+    const idName = fieldHeader(headers, WEBHOOK_HEADERS.id, SVIX_HEADERS.id);
+    const timestampName = fieldHeader(headers, WEBHOOK_HEADERS.timestamp, SVIX_HEADERS.timestamp);
+    const signatureName = fieldHeader(headers, WEBHOOK_HEADERS.signature, SVIX_HEADERS.signature);
+    if (!idName || !timestampName || !signatureName) return { ok: false, reason: 'repeated_header' };
+    const idHeader = singleHeader(headers, idName);
     if (!idHeader.ok) return idHeader;
     const id = parseDeliveryId(idHeader.value);
     if (!id.ok) return id;
-    const timestamp = freshTimestamp(request.headers, names.timestamp, nowSeconds, toleranceSeconds);
+    const timestamp = freshTimestamp(headers, timestampName, nowSeconds, toleranceSeconds);
     if (!timestamp.ok) return timestamp;
-    const header = singleHeader(request.headers, names.signature);
+    const header = singleHeader(headers, signatureName);
     if (!header.ok) return header;
 
     // Space-separated `version,signature` pairs (empty entries included, as split(' ') would give them).

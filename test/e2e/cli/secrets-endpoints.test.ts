@@ -54,6 +54,21 @@ describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
     expect(stale.stdout).toContain('bad_signature');
   });
 
+  it('takes a Standard Webhooks secret without base64 padding, and verifies with it', async () => {
+    // 32 key bytes: 43 base64 characters, one `=` short of padded, as some senders print it.
+    const unpadded = `whsec_${Buffer.alloc(32, 0x5a).toString('base64').replace(/=+$/, '')}`;
+    const rotate = await runCli(project.dir, ['secrets', 'rotate', 'standard-webhooks', '--value', unpadded]);
+    expect(rotate.code, rotate.stderr + rotate.stdout).toBe(0);
+    expect(readSecrets(project.dir)['standard-webhooks']?.[0]).toBe(unpadded);
+
+    const sent = await runCli(project.dir, ['send', 'standard-webhooks', '--json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(json<{ status: number; localCheck: string }>(sent)).toMatchObject({
+      status: 202,
+      localCheck: 'valid',
+    });
+  });
+
   it('shows secrets masked unless --reveal', async () => {
     const [current, previous] = readSecrets(project.dir).github as string[];
     const [masked, revealed] = await Promise.all([

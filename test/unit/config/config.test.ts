@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig, SCHEME_NAMES, toConfigInput } from '../../../config';
 import { loadProjectConfig } from '../../../config/load';
@@ -18,6 +19,70 @@ describe('parseConfig', () => {
       contentTypes: ['application/json'],
       unknownEvents: 'ack',
     });
+  });
+
+  // Each provider's replay window, from its own docs or library (README, configuration reference).
+  const WINDOWS: Record<(typeof SCHEME_NAMES)[number], number> = {
+    github: 300,
+    stripe: 300,
+    'standard-webhooks': 300,
+    shopify: 300,
+    slack: 300,
+    mobazha: 300,
+    'generic-hmac': 300,
+    zoom: 300,
+    paddle: 5,
+    linear: 60,
+    square: 300,
+  };
+
+  it("gives every default provider its provider's replay window", () => {
+    const { providers } = parseConfig(undefined);
+    expect(Object.fromEntries(Object.entries(providers).map(([id, p]) => [id, p.toleranceSeconds]))).toEqual(
+      WINDOWS,
+    );
+  });
+
+  it("matches the README's table of default windows", () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const rows = [...readme.matchAll(/^\| `([a-z-]+)`\s+\| (\d+) s\s+\|/gm)];
+    const documented = Object.fromEntries(rows.map(([, scheme, seconds]) => [scheme, Number(seconds)]));
+    const timed = Object.entries(WINDOWS).filter(
+      ([scheme]) => !['github', 'shopify', 'square'].includes(scheme),
+    );
+    expect(documented).toEqual(Object.fromEntries(timed));
+  });
+
+  it('keeps the scheme defaults for providers configured without those keys', () => {
+    const { providers } = parseConfig({
+      providers: {
+        billing: { scheme: 'paddle' },
+        issues: { scheme: 'linear' },
+        chat: { scheme: 'slack' },
+        partner: { scheme: 'standard-webhooks' },
+      },
+    });
+    expect(providers.billing?.toleranceSeconds).toBe(5);
+    expect(providers.issues?.toleranceSeconds).toBe(60);
+    expect(providers.partner?.toleranceSeconds).toBe(300);
+    expect(providers.chat).toMatchObject({
+      toleranceSeconds: 300,
+      contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+      requireJson: false,
+    });
+  });
+
+  it('lets each provider override its scheme defaults', () => {
+    const { providers } = parseConfig({
+      providers: {
+        paddle: { scheme: 'paddle', toleranceSeconds: 30 },
+        linear: { scheme: 'linear', toleranceSeconds: 120 },
+        slack: { scheme: 'slack', contentTypes: ['application/json'], requireJson: true },
+      },
+    });
+    expect(providers.paddle?.toleranceSeconds).toBe(30);
+    expect(providers.linear?.toleranceSeconds).toBe(120);
+    expect(providers.slack).toMatchObject({ contentTypes: ['application/json'], requireJson: true });
   });
 
   it("gives the default generic-hmac provider seed 001's v1=<hex> over {timestamp}.{body}", () => {
@@ -107,9 +172,59 @@ describe('parseConfig', () => {
   });
 });
 
+describe('generic-hmac templates whose fields can trade bytes', () => {
+  const withTemplate = (template: string) => ({
+    providers: {
+      partner: {
+        scheme: 'generic-hmac',
+        options: { signatureHeader: 'X-Sig', template, timestampHeader: 'X-Ts', idHeader: 'X-Id' },
+      },
+    },
+  });
+
+  it.each([
+    ['{id}{body}', '{id} and {body} side by side'],
+    ['{timestamp}{body}', '{timestamp} and {body} side by side'],
+    ['{id}{timestamp}.{body}', '{id} and {timestamp} side by side'],
+    ['{body}{id}', '{body} and {id} side by side'],
+    ['v1:{id}{timestamp}.{body}', '{id} and {timestamp} side by side'],
+    ['{id}-{body}', '{id} and {body} apart only by "-", which both can contain'],
+    ['{body}|{id}', '{body} and {id} apart only by "|", which both can contain'],
+    ['{timestamp}12{body}', '{timestamp} and {body} apart only by "12", which both can contain'],
+  ])('refuses %s, naming the template and the two fields', (template, why) => {
+    expect(() => parseConfig(withTemplate(template))).toThrow(ConfigError);
+    expect(() => parseConfig(withTemplate(template))).toThrow(
+      `webhookInbox.providers.partner.options.template: ${JSON.stringify(template)} puts ${why}`,
+    );
+  });
+
+  it.each([
+    '{timestamp}.{body}',
+    '{id}.{timestamp}.{body}',
+    'v0:{timestamp}:{body}',
+    '{timestamp}-{body}',
+    '{id}:{timestamp}:{body}',
+    '{id} {body}',
+    '{body}.{id}',
+    '{body}',
+  ])('accepts %s, where a character one field cannot contain fixes every boundary', (template) => {
+    expect(parseConfig(withTemplate(template)).providers.partner?.options).toMatchObject({ template });
+  });
+});
+
 describe('toConfigInput', () => {
   it('round-trips a resolved config through JSON, as the Lambdas receive it', () => {
     const config = parseConfig({ queue: { retrySchedule: ['1m', '2h'] } });
     expect(parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))))).toEqual(config);
+  });
+
+  it('keeps an overridden and a scheme-default window through the round trip', () => {
+    const config = parseConfig({
+      providers: { paddle: { scheme: 'paddle' }, slow: { scheme: 'paddle', toleranceSeconds: 60 } },
+    });
+    const again = parseConfig(JSON.parse(JSON.stringify(toConfigInput(config))));
+    expect([again.providers.paddle?.toleranceSeconds, again.providers.slow?.toleranceSeconds]).toEqual([
+      5, 60,
+    ]);
   });
 });

@@ -22,6 +22,24 @@ describe('answerFor: the DESIGN answers table', () => {
     if (body) expect(JSON.parse(answer.body)).toEqual(body);
   });
 
+  it("answers a handshake with its JSON body, and Slack's ssl_check with a bare 200", () => {
+    const challenge = answerFor({
+      ...base,
+      outcome: 'handshake',
+      answer: { kind: 'url_verification', body: { challenge: 'c' } },
+    });
+    expect([challenge.statusCode, challenge.headers['content-type'], challenge.body]).toEqual([
+      200,
+      'application/json',
+      '{"challenge":"c"}',
+    ]);
+    expect(answerFor({ ...base, outcome: 'handshake', answer: { kind: 'ssl_check' } })).toEqual({
+      statusCode: 200,
+      headers: {},
+      body: '',
+    });
+  });
+
   it('sends Retry-After with a lease in flight', () => {
     expect(answerFor({ ...base, outcome: 'in_flight', retryAfterSeconds: 7 }).headers['retry-after']).toBe(
       '7',

@@ -6,8 +6,9 @@ import {
   SEED_001_GENERIC_OPTIONS,
 } from '../../../../../config';
 import { normalizeHeaders } from '../../../../../lambdas/core/headers';
-import { compileOptions, genericHmac, parseTemplate } from '../../../../../lambdas/core/schemes/generic-hmac';
+import { compileOptions, genericHmac } from '../../../../../lambdas/core/schemes/generic-hmac';
 import { sha256Hex } from '../../../../../lambdas/core/schemes/primitives';
+import { parseTemplate } from '../../../../../lambdas/core/schemes/template';
 import type { VerifyContext } from '../../../../../lambdas/core/schemes/types';
 import { CONTEXT, describeSchemeContract, NOW } from '../../../../support/scheme-contract';
 
@@ -249,6 +250,10 @@ describe('generic-hmac templates and options', () => {
     [
       'a template without {body}',
       { signatureHeader: 'X-Sig', template: '{timestamp}', timestampHeader: 'X-Ts' },
+    ],
+    [
+      'a template whose {id} and {body} are side by side',
+      { signatureHeader: 'X-Sig', template: '{id}{body}', idHeader: 'X-Id' },
     ],
     ['an unknown algorithm', { signatureHeader: 'X-Sig', algorithm: 'md5' }],
     ['an unknown encoding', { signatureHeader: 'X-Sig', encoding: 'base32' }],

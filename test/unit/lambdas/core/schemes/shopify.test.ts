@@ -89,3 +89,69 @@ describe('shopify', () => {
     });
   });
 });
+
+// Shopify's events webhooks: the same headers without `x-`, as shopify-api-js's WEBHOOK_HEADER_NAMES names
+// them. For now Shopify sends both spellings; the newer one alone must work too.
+describe('shopify: the shopify-* header family', () => {
+  const EVENT_ID = '98880550-7158-44d4-b7cd-2c97c8a091b5';
+  const newer = (overrides: Record<string, string | string[]> = {}) => ({
+    'shopify-hmac-sha256': independent(BODY),
+    'shopify-topic': 'orders/create',
+    'shopify-shop-domain': 'shop1.myshopify.com',
+    'shopify-api-version': '2026-01',
+    'shopify-event-id': EVENT_ID,
+    'shopify-triggered-at': '2026-11-30T12:00:00.000Z',
+    ...overrides,
+  });
+  const classicOf = (headers: Record<string, string | string[]>) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [`x-${name}`, value]));
+
+  it('verifies a delivery that carries only the shopify-* headers', () => {
+    const outcome = verify(newer());
+    if (!outcome.ok) throw new Error(outcome.reason);
+    expect(outcome.delivery.eventType).toBe('orders/create');
+    expect(outcome.delivery.deliveryId).toBe(EVENT_ID);
+    expect(outcome.delivery.dedupKey).toBe(sha256Hex(Buffer.from(BODY)));
+  });
+
+  it('takes the same dedup key, event type and delivery id from either family', () => {
+    const fromNewer = verify(newer());
+    const fromClassic = verify(classicOf(newer()));
+    const fromBoth = verify({ ...newer(), ...classicOf(newer()) });
+    const facts = (outcome: ReturnType<typeof verify>) =>
+      outcome.ok
+        ? [outcome.delivery.dedupKey, outcome.delivery.eventType, outcome.delivery.deliveryId]
+        : outcome.reason;
+    expect(facts(fromNewer)).toEqual([sha256Hex(Buffer.from(BODY)), 'orders/create', EVENT_ID]);
+    expect(facts(fromClassic)).toEqual(facts(fromNewer));
+    expect(facts(fromBoth)).toEqual(facts(fromNewer));
+  });
+
+  it('prefers the webhook id of either family over the event id as delivery id', () => {
+    const outcome = verify(newer({ 'shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043' }));
+    expect(outcome.ok && outcome.delivery.deliveryId).toBe('b54557e4-bdd9-4b37-8a5f-bf7d70bcd043');
+  });
+
+  it('rejects a wrong shopify-hmac-sha256 like a wrong X-Shopify-Hmac-Sha256', () => {
+    expect(verify(newer({ 'shopify-hmac-sha256': independent(BODY, 'another-secret') }))).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+  });
+
+  it.each([
+    ['signature', { 'x-shopify-hmac-sha256': independent(`${BODY} `) }],
+    ['topic', { 'x-shopify-topic': 'orders/paid' }],
+    ['event id', { 'x-shopify-event-id': 'another-event' }],
+    ['shop domain', { 'x-shopify-shop-domain': 'shop2.myshopify.com' }],
+  ])('refuses both families with a different %s as a repeated header', (_name, classic) => {
+    expect(verify({ ...newer(), ...classic })).toEqual({ ok: false, reason: 'repeated_header' });
+  });
+
+  it('refuses a shopify-* header next to a repeated x-shopify-* one', () => {
+    const signature = independent(BODY);
+    expect(
+      verify({ 'shopify-hmac-sha256': signature, 'x-shopify-hmac-sha256': [signature, signature] }),
+    ).toEqual({ ok: false, reason: 'repeated_header' });
+  });
+});
