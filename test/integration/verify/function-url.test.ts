@@ -5,9 +5,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { SCHEMES } from '../../../lambdas/core/schemes';
+import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { functionUrlEvent } from '../../support/function-url-event';
-import { StaticSecrets, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import { processHandlerFor, StaticSecrets, TestClock, verifyHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({
   providers: { github: { scheme: 'github' }, 'standard-webhooks': { scheme: 'standard-webhooks' } },
@@ -57,14 +58,18 @@ describe('verify handler behind a function URL', () => {
     expect(Buffer.from(envelope.data_base64, 'base64').equals(Buffer.from(body))).toBe(true);
   });
 
-  it('answers the same delivery again 200 duplicate, with one message queued', async () => {
+  it('answers the same delivery again 200 duplicate, with nothing more queued once the first was taken', async () => {
     expect((await pipeline.handler(githubDelivery('{"zen":"Keep it logically awesome."}'))).statusCode).toBe(
       202,
     );
+    // The processor takes the first (its lease ends the claim's "not yet known to be sent" state).
+    const processor = processHandlerFor(ctx, resources, []);
+    const messages = await ctx.receiveAll(resources.queueUrl);
+    await processor.handler({ Records: messages.map((m) => sqsRecordFrom(m, resources.queueArn)) });
     const again = await pipeline.handler(githubDelivery('{"zen":"Keep it logically awesome."}'));
     expect(again.statusCode).toBe(200);
     expect(JSON.parse(again.body)).toMatchObject({ duplicate: true });
-    expect(await queued()).toBe(1);
+    expect(await queued()).toBe(0);
   });
 
   it.each(['GET', 'PUT', 'HEAD', 'OPTIONS'])(
