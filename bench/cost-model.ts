@@ -16,6 +16,7 @@
 // - assumed, and printed as such: the in-region time of each AWS call on Lambda, how Lambda's CPU share
 //   stretches CPU time, the log lines Lambda, API Gateway and S3 server access logging add, the monthly
 //   volume the amortized items are computed at.
+
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSEvent } from 'aws-lambda';
+import * as z from 'zod';
 import type { Config } from '../config';
 import { decodeLambdaConfig } from '../config/lambda-config';
 import { ENV } from '../config/runtime';
@@ -43,7 +45,7 @@ import { inboxKey, type NewClaim } from '../lambdas/core/inbox';
 import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/ports';
 import { SCHEMES } from '../lambdas/core/schemes';
 import { type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
-import { EVENT_HANDLERS } from '../lambdas/events';
+import { defineEvent } from '../lambdas/events';
 import type { ProcessHandler } from '../lambdas/process/create-handler';
 import { processLambda } from '../lambdas/process/lambda';
 import type { VerifyHandler } from '../lambdas/verify/create-handler';
@@ -58,12 +60,19 @@ import { formatBytes } from './lib/format';
 import { median, percentile } from './lib/measure';
 import { loadPrices, PRICE_FILE, type PriceKey, type Prices } from './lib/prices';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
-import type { TemplateFacts } from './lib/template-facts';
+import type { FunctionFacts, TemplateFacts } from './lib/template-facts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
 const PROVIDER = 'standard-webhooks';
 const EVENT_TYPE = 'invoice.paid';
+/**
+ * Your handler's own work is not ours to price: a handler that parses the event and does nothing stands in
+ * for it (the shipped examples log a line each, which would be counted as ours).
+ */
+const SILENT_HANDLERS = [
+  defineEvent({ provider: PROVIDER, type: '*', schema: z.object({}).loose(), handle: () => undefined }),
+];
 const REGION = 'us-east-1';
 const SMALL_BYTES = 1024;
 const LARGE_BYTES = 256 * 1024;
@@ -281,7 +290,7 @@ function buildPhase(
       payloads: new S3PayloadReader(clients.s3, resources.bucketName),
       messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
       versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
-      handlers: EVENT_HANDLERS,
+      handlers: SILENT_HANDLERS,
       clock: systemClock,
       defaultLeaseMs: env.facts.processor.timeoutSeconds * 1000,
       ...telemetry.process,
@@ -608,13 +617,44 @@ function invocationModel(list: Invocation[], memoryMb: number): InvocationModel 
   };
 }
 
-/** Lambda's text-format START, END and REPORT lines for one invocation. */
-function platformLogBytes(model: InvocationModel, memoryMb: number): number {
-  const lines = [
-    `START RequestId: ${EXAMPLE_REQUEST_ID} Version: $LATEST`,
-    `END RequestId: ${EXAMPLE_REQUEST_ID}`,
-    `REPORT RequestId: ${EXAMPLE_REQUEST_ID}\tDuration: ${model.modelMs.toFixed(2)} ms\tBilled Duration: ${model.billedMs} ms\tMemory Size: ${memoryMb} MB\tMax Memory Used: ${EXAMPLE_MAX_MEMORY_MB} MB\t`,
-  ];
+/**
+ * Lambda's own lines for one invocation, as the function's logging config has them: text START, END and
+ * REPORT; in JSON format, platform.start and platform.report at the INFO system level, and none at WARN.
+ */
+function platformLogBytes(model: InvocationModel, fn: FunctionFacts): number {
+  let lines: string[];
+  if (fn.logFormat !== 'JSON') {
+    lines = [
+      `START RequestId: ${EXAMPLE_REQUEST_ID} Version: $LATEST`,
+      `END RequestId: ${EXAMPLE_REQUEST_ID}`,
+      `REPORT RequestId: ${EXAMPLE_REQUEST_ID}\tDuration: ${model.modelMs.toFixed(2)} ms\tBilled Duration: ${model.billedMs} ms\tMemory Size: ${fn.memoryMb} MB\tMax Memory Used: ${EXAMPLE_MAX_MEMORY_MB} MB\t`,
+    ];
+  } else if (fn.systemLogLevel === 'WARN') {
+    lines = [];
+  } else {
+    const time = '2026-12-01T12:00:00.000Z';
+    lines = [
+      JSON.stringify({
+        time,
+        type: 'platform.start',
+        record: { requestId: EXAMPLE_REQUEST_ID, version: '$LATEST' },
+      }),
+      JSON.stringify({
+        time,
+        type: 'platform.report',
+        record: {
+          requestId: EXAMPLE_REQUEST_ID,
+          metrics: {
+            durationMs: Number(model.modelMs.toFixed(3)),
+            billedDurationMs: model.billedMs,
+            memorySizeMB: fn.memoryMb,
+            maxMemoryUsedMB: EXAMPLE_MAX_MEMORY_MB,
+          },
+          status: 'success',
+        },
+      }),
+    ];
+  }
   return lines.reduce((sum, line) => sum + Buffer.byteLength(`${line}\n`), 0);
 }
 
@@ -871,8 +911,8 @@ function lines(
     throw new SectionAbort('the verify and processor log groups have different retentions: price them apart');
   const lambdaLogBytes =
     m.sizing.verifyLogBytes +
-    platformLogBytes(m.verify, facts.verify.memoryMb) +
-    (processorLog + platformLogBytes(processor, facts.processor.memoryMb)) / batch;
+    platformLogBytes(m.verify, facts.verify) +
+    (processorLog + platformLogBytes(processor, facts.processor)) / batch;
   add(
     'logs-lambda',
     'CloudWatch Logs: Lambda logs',
@@ -1284,7 +1324,8 @@ async function run(context: SectionContext) {
         'Lambda entries use, in an untimed pass, with _X_AMZN_TRACE_ID set as Lambda sets it (one verify pass ' +
         'serves every front door: it is fed the REST proxy event, and a function URL event reaches the same ' +
         'code after lambdas/verify/front-door-event.ts); ' +
-        "Lambda's START/END/REPORT lines (text format) and the " +
+        `Lambda's own lines (log format ${f.verify.logFormat}, system log level ${f.verify.systemLogLevel}: ` +
+        `${f.verify.logFormat === 'JSON' && f.verify.systemLogLevel === 'WARN' ? 'none for a successful invocation' : 'START and REPORT'}) and the ` +
         'access log line are the formats with example values (request id, IP, time) and the modelled durations. ' +
         'Storage over the retention is an upper bound (AWS bills it compressed). GB = 10^9 bytes.',
       `Processor batches: BatchSize ${batch} with a ${f.eventSource.maxBatchingWindowSeconds} s window fills ` +
@@ -1312,7 +1353,7 @@ async function run(context: SectionContext) {
       `Not included: free tiers; Lambda INIT time, billed since 2025-08-01 for on-demand ZIP functions (each 100 ms ` +
         `of INIT at 1% cold starts adds ${usd(initPer100ms)} per million); KMS requests for the table's AWS ` +
         'managed key; data transfer out for the answers; retries, duplicates and rejected requests; X-Ray; ' +
-        "your event handlers' own work (the demo handler logs one line).",
+        "your event handlers' own work (a handler that does nothing stands in for it).",
       `Noise: a shared, loaded 2-core machine (load average ${loadAtStart} at the start, ` +
         `${loadavg()
           .map((v) => v.toFixed(2))

@@ -27,6 +27,8 @@ export interface FunctionFacts {
   logRetentionDays: number | null;
   /** LoggingConfig.LogFormat; Lambda's default is Text. */
   logFormat: string;
+  /** LoggingConfig.SystemLogLevel (JSON format only); Lambda's default is INFO. */
+  systemLogLevel: string;
   /** The config variable (ENV.config in config/runtime.ts), when it is a literal string. */
   configEnv: string | null;
   /** Logical id of the bucket in ENV.bucket, when it is a reference. */
@@ -109,6 +111,7 @@ function functionFacts(template: CfnTemplate, logicalId: string): FunctionFacts 
     tracing: String((p.TracingConfig as { [key: string]: Json } | undefined)?.Mode ?? 'PassThrough'),
     logRetentionDays: retentionOf(template, refOf(logging.LogGroup)),
     logFormat: String(logging.LogFormat ?? 'Text'),
+    systemLogLevel: String(logging.SystemLogLevel ?? 'INFO'),
     configEnv: typeof config === 'string' ? config : null,
     bucketRef: refOf(variables[ENV.bucket]) ?? null,
   };

@@ -46,17 +46,22 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
   const now = options.now ?? Date.now;
   const threshold = levelOf(options.logLevel ?? env.POWERTOOLS_LOG_LEVEL);
 
-  const log = (level: Level, message: string, attributes: LogAttributes) => {
-    if (LEVELS[level] < threshold) return;
+  const logLine = (level: Level, message: string, attributes: LogAttributes): Record<string, unknown> => {
     // The fixed keys go last, so an attribute can never pass itself off as the level or the message.
     const line: Record<string, unknown> = { ...context, ...attributes };
     line.level = level;
     line.message = message;
     line.timestamp = new Date(now()).toISOString();
     line.service = options.service;
-    const trace = env._X_AMZN_TRACE_ID?.match(/Root=([^;]+)/)?.[1];
-    if (trace) line.xray_trace_id = trace;
-    write(JSON.stringify(line));
+    // Lambda sets the variable on every invocation, traced or not: the id is only worth its 50 bytes when
+    // the trace was sampled (X-Ray on, or a sampled caller).
+    const trace = env._X_AMZN_TRACE_ID;
+    if (trace?.includes('Sampled=1')) line.xray_trace_id = trace.match(/Root=([^;]+)/)?.[1];
+    return line;
+  };
+  const log = (level: Level, message: string, attributes: LogAttributes) => {
+    if (LEVELS[level] < threshold) return;
+    write(JSON.stringify(logLine(level, message, attributes)));
   };
 
   const document = (metrics: [string, StoredMetric][], dimensions: Record<string, string>) => {
@@ -99,6 +104,7 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
 
   return {
     logger: {
+      debug: (message, attributes) => log('DEBUG', message, attributes),
       info: (message, attributes) => log('INFO', message, attributes),
       warn: (message, attributes) => log('WARN', message, attributes),
       error: (message, attributes) => log('ERROR', message, attributes),
@@ -123,6 +129,37 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
         const flushing = stored;
         stored = new Map();
         emf(flushing, base);
+      },
+      publishWithLine: (level, message, attributes) => {
+        const upper = level.toUpperCase() as Level;
+        const entries = [...stored];
+        const fits =
+          entries.length > 0 &&
+          entries.length <= MAX_METRICS_PER_DOCUMENT &&
+          entries.every(([, m]) => m.values.length <= MAX_VALUES_PER_METRIC);
+        if (!fits || LEVELS[upper] < threshold) {
+          // Nothing to carry, too much for one document, or the line is filtered: the metrics still go.
+          log(upper, message, attributes);
+          const flushing = stored;
+          stored = new Map();
+          if (flushing.size > 0) emf(flushing, base);
+          return;
+        }
+        stored = new Map();
+        const line = logLine(upper, message, attributes);
+        // `service` is a field of every line already: the dimension is the same key.
+        line._aws = {
+          Timestamp: now(),
+          CloudWatchMetrics: [
+            {
+              Namespace: options.namespace,
+              Dimensions: [Object.keys(base)],
+              Metrics: entries.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+            },
+          ],
+        };
+        for (const [name, { values }] of entries) line[name] = values.length === 1 ? values[0] : values;
+        write(JSON.stringify(line));
       },
     },
   };

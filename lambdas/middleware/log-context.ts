@@ -8,10 +8,10 @@ import { currentInvocation } from './invocation';
 export function logContext<E, R>(logger: LogSink): MiddlewareObj<E, R, Error, Context> {
   return {
     before: (request) => {
-      // `awsRequestId`, not `requestId`: the verify line's requestId is the front door's, the one in the
-      // access log. The cold-start flag is written only when true: one key fewer on every warm line.
+      // The Lambda request id (Powertools calls it function_request_id). The cold-start flag is written
+      // only when true: one key fewer on every warm line.
       logger.setContext?.({
-        awsRequestId: request.context.awsRequestId,
+        requestId: request.context.awsRequestId,
         ...(currentInvocation().coldStart ? { coldStart: true } : {}),
       });
     },

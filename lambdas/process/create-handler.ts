@@ -5,7 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { PROCESS_METRICS } from '../../config/telemetry';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { type ProcessDeps, processRecord, type QueueRecord, type RecordResult } from '../core/process-record';
-import type { LogSink, MetricSink } from '../core/telemetry';
+import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
 
 export interface ProcessHandlerDeps
   extends Omit<ProcessDeps, 'leaseMs' | 'log' | 'invocationStartedMs' | 'deadlineMs'> {
@@ -68,12 +68,21 @@ export function queueRecordFrom(record: SQSRecord): QueueRecord {
   };
 }
 
-function recordResult(deps: ProcessHandlerDeps, messageId: string, result: RecordResult): void {
+/**
+ * The one line a record gets. `carryMetrics` puts the batch's metrics, stored so far, on it (the last record
+ * of a batch to settle carries them all). The message id, which the runbook needs only for messages that
+ * stay on the queue, is on warnings and errors; at INFO it is a DEBUG line.
+ */
+function recordResult(
+  deps: ProcessHandlerDeps,
+  messageId: string,
+  result: RecordResult,
+  carryMetrics: boolean,
+): void {
   deps.metrics.addMetric(OUTCOME_METRIC[result.outcome], 'Count', 1);
   deps.metrics.addMetric(PROCESS_METRICS.messageAge, 'Milliseconds', result.ageMs);
   const attributes = {
     outcome: result.outcome,
-    messageId,
     provider: result.provider,
     eventType: result.eventType,
     dedupKey: result.dedupKey,
@@ -82,26 +91,26 @@ function recordResult(deps: ProcessHandlerDeps, messageId: string, result: Recor
     ...('delaySeconds' in result ? { delaySeconds: result.delaySeconds } : {}),
     ...('recorded' in result && !result.recorded ? { recorded: false } : {}),
   };
+  const line = (level: 'info' | 'warn' | 'error', message: string, more: LogAttributes = {}) => {
+    const all = { ...attributes, ...(level === 'info' ? {} : { messageId }), ...more };
+    if (carryMetrics) logWithMetrics(deps.logger, deps.metrics, level, message, all);
+    else deps.logger[level](message, all);
+  };
+  deps.logger.debug?.('event detail', { messageId, dedupKey: result.dedupKey });
   if ('markFailed' in result && result.markFailed) {
     // The effect ran and will not run again for this message; only the record is behind.
     deps.metrics.addMetric(PROCESS_METRICS.markFailed, 'Count', 1);
-    deps.logger.error('event processed, but the processed mark failed: the effect ran', {
-      ...attributes,
-      effectRan: true,
-    });
+    line('error', 'event processed, but the processed mark failed: the effect ran', { effectRan: true });
     return;
   }
   if ('leaseLost' in result && result.leaseLost) {
-    deps.logger.warn(
-      'event processed after its lease was taken over: the effect may have run twice',
-      attributes,
-    );
+    line('warn', 'event processed after its lease was taken over: the effect may have run twice');
     return;
   }
-  if (result.outcome === 'not_started') deps.logger.warn('event handed back unstarted', attributes);
-  else if (result.outcome === 'dead_lettered') deps.logger.warn('event dead-lettered', attributes);
-  else if (result.outcome === 'retry') deps.logger.warn('event will be retried', attributes);
-  else deps.logger.info(`event ${result.outcome.replace('_', ' ')}`, attributes);
+  if (result.outcome === 'not_started') line('warn', 'event handed back unstarted');
+  else if (result.outcome === 'dead_lettered') line('warn', 'event dead-lettered');
+  else if (result.outcome === 'retry') line('warn', 'event will be retried');
+  else line('info', `event ${result.outcome.replace('_', ' ')}`);
 }
 
 export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
@@ -128,7 +137,7 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
       batch.settle(record.messageId, !NOT_DONE.has(result.outcome));
       // Handed back already, and logged then, if the deadline struck while it waited.
       if (!(result.outcome === 'not_started' && batch.handedBack.has(record.messageId))) {
-        recordResult(deps, record.messageId, result);
+        recordResult(deps, record.messageId, result, batch.settled.size === event.Records.length);
       }
       if (NOT_DONE.has(result.outcome)) throw new RetryLater('code' in result ? result.code : result.outcome);
     };
@@ -195,13 +204,18 @@ async function handBack(
       batch.handedBack.add(record.messageId);
       await deps.messages.delay(record.receiptHandle, 0).catch(() => undefined);
       const queued = queueRecordFrom(record);
-      recordResult(deps, record.messageId, {
-        outcome: 'not_started',
-        ageMs: Math.max(0, deps.clock.now() - queued.sentTimestampMs),
-        provider: queued.attributes[MESSAGE_ATTRIBUTES.provider],
-        eventType: queued.attributes[MESSAGE_ATTRIBUTES.eventType],
-        dedupKey: queued.attributes[MESSAGE_ATTRIBUTES.dedupKey],
-      });
+      recordResult(
+        deps,
+        record.messageId,
+        {
+          outcome: 'not_started',
+          ageMs: Math.max(0, deps.clock.now() - queued.sentTimestampMs),
+          provider: queued.attributes[MESSAGE_ATTRIBUTES.provider],
+          eventType: queued.attributes[MESSAGE_ATTRIBUTES.eventType],
+          dedupKey: queued.attributes[MESSAGE_ATTRIBUTES.dedupKey],
+        },
+        false,
+      );
     }),
   );
   return batch.response(event);

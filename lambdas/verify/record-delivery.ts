@@ -3,7 +3,7 @@
 import { VERIFY_METRICS } from '../../config/telemetry';
 import type { DeliveryResult } from '../core/accept-delivery';
 import { statusForReason } from '../core/reasons';
-import type { LogAttributes, LogSink, MetricSink } from '../core/telemetry';
+import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
 
 const OUTCOME_METRIC = {
   accepted: VERIFY_METRICS.accepted,
@@ -16,6 +16,12 @@ const OUTCOME_METRIC = {
   timed_out: VERIFY_METRICS.timedOut,
 } as const;
 
+/**
+ * The one INFO line a delivery gets, with its metrics on the same line: what the runbook looks deliveries
+ * up by (provider, dedup key, delivery id, event type, request id), what happened (outcome, status,
+ * reason), and size and duration. Where it came from (source IP) is kept for refusals, where it matters;
+ * the rest (message id, source IP of accepted deliveries, enqueue time) is a DEBUG line.
+ */
 export function recordDelivery(
   logger: LogSink,
   metrics: MetricSink,
@@ -28,51 +34,55 @@ export function recordDelivery(
     status,
     provider: result.provider,
     dedupKey: result.dedupKey,
-    deliveryId: result.deliveryId,
+    // Most schemes dedup on the delivery id itself: written once.
+    deliveryId: result.deliveryId === result.dedupKey ? undefined : result.deliveryId,
     eventType: result.eventType,
     bytes: result.bytes,
     durationMs: Math.round(extra.durationMs * 10) / 10,
-    requestId: extra.requestId,
-    sourceIp: extra.sourceIp,
   };
+  const line = (level: 'info' | 'warn' | 'error', message: string, more: LogAttributes = {}) =>
+    logWithMetrics(logger, metrics, level, message, { ...attributes, ...more });
   metrics.addMetric(OUTCOME_METRIC[result.outcome], 'Count', 1);
   if (result.secretIndex !== undefined && result.secretIndex > 0) {
     metrics.addMetric(VERIFY_METRICS.previousSecretUsed, 'Count', 1);
     attributes.secretIndex = result.secretIndex;
   }
+  // The line's requestId is Lambda's (the log context's); the front door's, as in its access log, is here.
+  logger.debug?.('delivery detail', {
+    dedupKey: result.dedupKey,
+    frontDoorRequestId: extra.requestId,
+    sourceIp: extra.sourceIp,
+    ...(result.outcome === 'accepted' ? { messageId: result.messageId, enqueueMs: result.enqueueMs } : {}),
+  });
   switch (result.outcome) {
     case 'accepted':
       metrics.addMetric(VERIFY_METRICS.enqueueLatency, 'Milliseconds', result.enqueueMs);
-      attributes.messageId = result.messageId;
-      logger.info('delivery accepted', attributes);
+      line('info', 'delivery accepted');
       return;
     case 'duplicate':
-      logger.info('delivery duplicate', attributes);
+      line('info', 'delivery duplicate');
       return;
     case 'handshake':
-      attributes.handshake = result.answer.kind;
-      logger.info('handshake answered', attributes);
+      line('info', 'handshake answered', { handshake: result.answer.kind });
       return;
     case 'in_flight':
-      logger.info('delivery in flight', attributes);
+      line('info', 'delivery in flight');
       return;
     case 'conflict':
       // Same signed id, different bytes: a sender bug or a replay with a forged body. Worth a look.
-      logger.warn('delivery conflict', attributes);
+      line('warn', 'delivery conflict', { sourceIp: extra.sourceIp });
       return;
     case 'dependency_error':
-      logger.error('dependency failed', {
-        ...attributes,
+      line('error', 'dependency failed', {
         reason: `${result.dependency}_unavailable`,
         operation: result.operation,
       });
       return;
     case 'timed_out':
       // A dependency slower than the function's timeout: the claim was given back, the provider retries.
-      logger.error('delivery timed out', { ...attributes, reason: 'timeout', stage: result.stage });
+      line('error', 'delivery timed out', { reason: 'timeout', stage: result.stage });
       return;
     case 'rejected':
-      attributes.reason = result.reason;
       metrics.addDimensionedMetric(
         VERIFY_METRICS.rejected,
         { name: 'reason', value: result.reason },
@@ -81,8 +91,10 @@ export function recordDelivery(
       );
       if (statusForReason(result.reason) === 401)
         metrics.addMetric(VERIFY_METRICS.signatureFailure, 'Count', 1);
-      if (result.reason === 'no_secret') logger.error('delivery rejected', attributes);
-      else logger.info('delivery rejected', attributes);
+      line(result.reason === 'no_secret' ? 'error' : 'info', 'delivery rejected', {
+        reason: result.reason,
+        sourceIp: extra.sourceIp,
+      });
       return;
   }
 }

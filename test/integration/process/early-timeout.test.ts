@@ -76,7 +76,7 @@ describe('processor: the early timeout hands back what never started', () => {
     expect(record?.lastErrorCode).toBeUndefined();
     expect(processor.logger.lines.find((l) => l.attributes.outcome === 'not_started')).toMatchObject({
       level: 'warn',
-      attributes: { messageId: idOf('msg_stuck'), dedupKey: 'msg_stuck', awsRequestId: 'req-1' },
+      attributes: { messageId: idOf('msg_stuck'), dedupKey: 'msg_stuck', requestId: 'req-1' },
     });
     expect(processor.logger.lines.some((l) => l.attributes.outcome === 'retry')).toBe(false);
 

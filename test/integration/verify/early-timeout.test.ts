@@ -60,7 +60,7 @@ describe('verify: the early timeout gives the delivery back', () => {
     expect(await inbox().get(PK)).toBeUndefined();
     expect(pipeline.logger.last()).toMatchObject({
       level: 'error',
-      attributes: { outcome: 'timed_out', reason: 'timeout', stage: 'enqueue', awsRequestId: 'req-1' },
+      attributes: { outcome: 'timed_out', reason: 'timeout', stage: 'enqueue', requestId: 'req-1' },
     });
     hang.remove();
     expect((await pipeline.handler(event(), endingIn(8_000))).statusCode).toBe(202);

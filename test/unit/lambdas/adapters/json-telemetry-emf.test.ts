@@ -309,3 +309,57 @@ describe('EMF lines, against the specification', () => {
     expect(emfViolations(JSON.stringify(broken), NOW)).not.toEqual([]);
   });
 });
+
+describe('a delivery line that carries its metrics (publishWithLine)', () => {
+  const record = (sink: MetricSink) => {
+    sink.addMetric(VERIFY_METRICS.accepted, 'Count', 1);
+    sink.addMetric(VERIFY_METRICS.enqueueLatency, 'Milliseconds', 9);
+  };
+
+  it('is one line: the log fields, and the very metrics document Powertools writes for the same calls', () => {
+    const lines = stdoutLines(() => {
+      const telemetry = jsonTelemetry({ service: SERVICE, namespace: NAMESPACE, env: {} });
+      record(telemetry.metrics);
+      telemetry.metrics.publishWithLine?.('info', 'delivery accepted', { provider: 'github', status: 202 });
+    });
+    expect(lines).toHaveLength(1);
+    expect(emfViolations(lines[0] as string, NOW)).toEqual([]);
+    const line = JSON.parse(lines[0] as string) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      level: 'INFO',
+      message: 'delivery accepted',
+      provider: 'github',
+      status: 202,
+    });
+    const [expected] = stdoutLines(() => {
+      const sink = powertools();
+      record(sink);
+      sink.publishStoredMetrics();
+    }).map((text) => JSON.parse(text) as Record<string, unknown>);
+    // Every key of Powertools' document is on the line with the same value: _aws, the dimension, the metrics.
+    for (const [key, value] of Object.entries(expected as Record<string, unknown>))
+      expect(line[key]).toEqual(value);
+  });
+
+  it('still writes the metrics when the line itself is below the log level', () => {
+    const lines = stdoutLines(() => {
+      const telemetry = jsonTelemetry({ service: SERVICE, namespace: NAMESPACE, logLevel: 'WARN', env: {} });
+      record(telemetry.metrics);
+      telemetry.metrics.publishWithLine?.('info', 'delivery accepted', { provider: 'github' });
+    });
+    expect(lines).toHaveLength(1);
+    expect(emfViolations(lines[0] as string, NOW)).toEqual([]);
+    expect(JSON.parse(lines[0] as string)).not.toHaveProperty('message');
+  });
+
+  it('is a plain log line when no metric is stored', () => {
+    const lines = stdoutLines(() => {
+      const telemetry = jsonTelemetry({ service: SERVICE, namespace: NAMESPACE, env: {} });
+      telemetry.metrics.publishWithLine?.('warn', 'delivery conflict', { provider: 'github' });
+    });
+    expect(lines.map((text) => JSON.parse(text))).toEqual([
+      expect.objectContaining({ level: 'WARN', message: 'delivery conflict' }),
+    ]);
+    expect(JSON.parse(lines[0] as string)).not.toHaveProperty('_aws');
+  });
+});

@@ -18,7 +18,7 @@ function capture(options: { logLevel?: string; env?: Record<string, string> } = 
 
 describe('JSON logs', () => {
   it('writes one JSON object per line with level, message, timestamp, service and the attributes', () => {
-    const { logger, lines } = capture({ env: { _X_AMZN_TRACE_ID: 'Root=1-abc-def;Parent=1;Sampled=0' } });
+    const { logger, lines } = capture({ env: { _X_AMZN_TRACE_ID: 'Root=1-abc-def;Parent=1;Sampled=1' } });
     logger.info('delivery accepted', { provider: 'github', bytes: 12, outcome: 'accepted', gone: undefined });
     expect(lines).toEqual([
       {
@@ -32,6 +32,12 @@ describe('JSON logs', () => {
         outcome: 'accepted',
       },
     ]);
+  });
+
+  it('leaves the trace id out when the invocation was not sampled (Lambda sets it on every invocation)', () => {
+    const { logger, lines } = capture({ env: { _X_AMZN_TRACE_ID: 'Root=1-abc-def;Parent=1;Sampled=0' } });
+    logger.info('delivery accepted', {});
+    expect(lines[0]).not.toHaveProperty('xray_trace_id');
   });
 
   it('never lets an attribute overwrite the level, message or service', () => {
