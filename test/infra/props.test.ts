@@ -44,6 +44,8 @@ beforeAll(() => {
     dashboard: false,
     serverAccessLogsExpiry: Duration.days(30),
     serverAccessLogsPrefix: 'inbox/',
+    logLevel: 'DEBUG',
+    platformLogLevel: 'INFO',
   });
   template = Template.fromStack(stack);
 });
@@ -83,6 +85,24 @@ describe('a provider with secretArn', () => {
 });
 
 describe('props', () => {
+  it('logLevel and platformLogLevel reach both Lambdas as Lambda log levels (and POWERTOOLS_LOG_LEVEL)', () => {
+    const functions = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      (f) =>
+        (f.Properties?.Environment as { Variables?: Record<string, unknown> })?.Variables
+          ?.POWERTOOLS_LOG_LEVEL,
+    );
+    expect(functions).toHaveLength(2);
+    for (const f of functions) {
+      expect(f.Properties?.LoggingConfig).toMatchObject({
+        ApplicationLogLevel: 'DEBUG',
+        SystemLogLevel: 'INFO',
+      });
+      expect(
+        (f.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_LOG_LEVEL,
+      ).toBe('DEBUG');
+    }
+  });
+
   it('waf: false leaves the REST stage without a web ACL', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     template.resourceCountIs('AWS::WAFv2::WebACL', 0);

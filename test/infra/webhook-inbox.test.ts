@@ -338,6 +338,16 @@ describe('Lambdas', () => {
     }
   });
 
+  it('log JSON, filtered by Lambda at the app level INFO and the platform level WARN (no START/REPORT lines)', () => {
+    for (const service of Object.values(SERVICE)) {
+      expect(functionProps(service).LoggingConfig).toMatchObject({
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'INFO',
+        SystemLogLevel: 'WARN',
+      });
+    }
+  });
+
   it('get the runtime environment of config/runtime.ts, and only verify learns the secret ARNs', () => {
     const verify = (functionProps(SERVICE.verify).Environment as { Variables: Props }).Variables;
     const processor = (functionProps(SERVICE.process).Environment as { Variables: Props }).Variables;
