@@ -133,7 +133,11 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
       onStarted: (messageId) => batch.started.add(messageId),
     };
     const recordHandler = async (record: SQSRecord) => {
-      const result = await processRecord(processDeps, queueRecordFrom(record));
+      const queued = queueRecordFrom(record);
+      // Copies of one delivery in one batch (verify sends one for a duplicate that races the first) take
+      // turns: in parallel the second would find the first's live lease and wait it out on the queue.
+      const key = deliveryKeyOf(queued);
+      const result = await batch.inTurn(key, () => processRecord(processDeps, queued));
       batch.settle(record.messageId, !NOT_DONE.has(result.outcome));
       // Handed back already, and logged then, if the deadline struck while it waited.
       if (!(result.outcome === 'not_started' && batch.handedBack.has(record.messageId))) {
@@ -165,6 +169,15 @@ class BatchState {
   /** Message ids whose handler has been called. */
   readonly started = new Set<string>();
   readonly handedBack = new Set<string>();
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  /** Runs `run` after every earlier run under the same key has settled. */
+  inTurn<T>(key: string | undefined, run: () => Promise<T>): Promise<T> {
+    if (key === undefined) return run();
+    const mine = (this.turns.get(key) ?? Promise.resolve()).catch(() => undefined).then(run);
+    this.turns.set(key, mine);
+    return mine;
+  }
 
   settle(messageId: string, acknowledged: boolean): void {
     this.settled.set(messageId, acknowledged);
@@ -178,6 +191,13 @@ class BatchState {
       })),
     };
   }
+}
+
+/** The delivery a message is for, from its attributes (the body is parsed later, once it is its turn). */
+function deliveryKeyOf(record: QueueRecord): string | undefined {
+  const provider = record.attributes[MESSAGE_ATTRIBUTES.provider];
+  const dedupKey = record.attributes[MESSAGE_ATTRIBUTES.dedupKey];
+  return provider && dedupKey ? `${provider}\n${dedupKey}` : undefined;
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

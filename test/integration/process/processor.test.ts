@@ -248,13 +248,37 @@ describe('processor: exactly-once effects', () => {
   it('runs the effect once when the same envelope is delivered twice', async () => {
     await deliver('standard-webhooks', 'msg_twice', sw('item.created'));
     const [original] = await ctx.receiveAll(resources.queueUrl);
-    await ctx.queueOps.sendRaw(resources.queueUrl, original!.body, original!.attributes);
     await ctx.queueOps.changeVisibility(resources.queueUrl, original!.receiptHandle, 0);
     const keys: string[] = [];
     const { source, logger } = eventSource([anyEvent((_d, c) => void keys.push(c.idempotencyKey))]);
     while ((await source.runOnce()) > 0);
+    // The second copy after the first was processed. (Sent together, the two would share a batch and run
+    // in parallel, and the second would find the first's live lease: that case is the next test's.)
+    await ctx.queueOps.sendRaw(resources.queueUrl, original!.body, original!.attributes);
+    while ((await source.runOnce()) > 0);
     expect(keys).toEqual(['standard-webhooks:msg_twice']);
     expect(outcomes(logger).sort()).toEqual(['duplicate_skipped', 'processed']);
+  });
+
+  it('runs two copies of one delivery in one batch one after the other: processed, then skipped, no retry', async () => {
+    await deliver('standard-webhooks', 'msg_pair', sw('item.created'));
+    const [original] = await ctx.receiveAll(resources.queueUrl);
+    await ctx.queueOps.sendRaw(resources.queueUrl, original!.body, original!.attributes);
+    await ctx.queueOps.changeVisibility(resources.queueUrl, original!.receiptHandle, 0);
+    const keys: string[] = [];
+    // A handler slow enough that two copies run in parallel would overlap.
+    const { handler, logger } = processHandlerFor(ctx, resources, [
+      anyEvent(async (_d, c) => {
+        keys.push(c.idempotencyKey);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }),
+    ]);
+    const both = await ctx.receiveAll(resources.queueUrl);
+    expect(both).toHaveLength(2);
+    const response = await handler({ Records: both.map((m) => sqsRecordFrom(m, resources.queueArn)) });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(keys).toEqual(['standard-webhooks:msg_pair']);
+    expect(outcomes(logger)).toEqual(['processed', 'duplicate_skipped']);
   });
 
   it('does not let a second message of the same delivery run the effect while the first holds a live lease', async () => {
