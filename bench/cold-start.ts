@@ -7,12 +7,19 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
 import { parseConfig } from '../config';
 import { encodeLambdaConfig } from '../config/lambda-config';
 import { ENV } from '../config/runtime';
 import { formatRatio } from './lib/format';
 import { median } from './lib/measure';
+import {
+  findPowertools,
+  POWERTOOLS_DIR_ENV,
+  POWERTOOLS_INSTALL,
+  type PowertoolsInstall,
+  powertoolsPlugin,
+} from './lib/powertools-variant';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -107,7 +114,14 @@ if (typeof mod.handler !== 'function') throw new Error('no handler export');
 process.stdout.write(JSON.stringify({ cpuMs: (used.user + used.system) / 1000, wallMs }) + '\\n');
 `;
 
-type CandidateId = 'verify' | 'processor' | 'reference' | 'reference-processor' | 'reference-s3';
+type CandidateId =
+  | 'verify'
+  | 'processor'
+  | 'reference'
+  | 'reference-processor'
+  | 'reference-s3'
+  | 'verify-powertools'
+  | 'processor-powertools';
 
 interface BundleSpec {
   id: CandidateId;
@@ -115,6 +129,7 @@ interface BundleSpec {
   /** The bundle its ratios are against. */
   referenceId: CandidateId;
   entry: { file: string } | { contents: string };
+  plugins?: Plugin[];
 }
 
 /** Each Lambda next to the reference of the clients it constructs. */
@@ -151,6 +166,27 @@ const BUNDLES: BundleSpec[] = [
   },
 ];
 
+/** The same two entries with Powertools Logger and Metrics in place of the hand-written telemetry. */
+function powertoolsBundles(install: PowertoolsInstall): BundleSpec[] {
+  const plugins = [powertoolsPlugin(ROOT, install)];
+  return [
+    {
+      id: 'verify-powertools',
+      label: `verify with Powertools Logger + Metrics middlewares (${install.versions})`,
+      referenceId: 'reference',
+      entry: { file: 'lambdas/verify/handler.ts' },
+      plugins,
+    },
+    {
+      id: 'processor-powertools',
+      label: 'processor with Powertools Logger + Metrics middlewares',
+      referenceId: 'reference-processor',
+      entry: { file: 'lambdas/process/handler.ts' },
+      plugins,
+    },
+  ];
+}
+
 interface Candidate extends BundleSpec {
   file: string;
   bytes: number;
@@ -182,6 +218,7 @@ async function buildBundle(spec: BundleSpec, outDir: string): Promise<Candidate>
   const result = await build({
     ...CDK_LIKE,
     outfile,
+    plugins: spec.plugins ?? [],
     ...('file' in entry
       ? { entryPoints: [entry.file] }
       : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: 'ts', sourcefile: 'reference.ts' } }),
@@ -255,25 +292,91 @@ function targetLine(lambda: keyof typeof TARGET, row: ColdStartRow): string {
   );
 }
 
-/** The bundle's largest packages, and what it adds over its reference: what to cut if a target is missed. */
-function composition(candidate: Candidate, reference: Candidate): string[] {
+/** What a bundle adds over another, by package: `over` names the other in the heading. */
+function addedOver(candidate: Candidate, other: Candidate, over: string): string[] {
   const own = packageBytes(candidate);
-  const referencePackages = packageBytes(reference);
+  const otherPackages = packageBytes(other);
   const added = topPackages(
-    new Map([...own].map(([name, bytes]) => [name, bytes - (referencePackages.get(name) ?? 0)])),
+    new Map([...own].map(([name, bytes]) => [name, bytes - (otherPackages.get(name) ?? 0)])),
     TOP_PACKAGES,
   );
   return [
-    `Largest contributors to the ${candidate.id} bundle (esbuild metafile, bytes in output, top ${TOP_PACKAGES}):`,
-    ...topPackages(own, TOP_PACKAGES).map(
-      (p) =>
-        `  ${p.name.padEnd(44)} ${kib(p.bytes).padStart(10)}  ${((p.bytes / candidate.bytes) * 100).toFixed(1)}%`,
-    ),
-    `What ${candidate.id} adds over its reference (${kib(candidate.bytes - reference.bytes)} in all), by package, ` +
+    `What ${candidate.id} adds over ${over} (${kib(candidate.bytes - other.bytes)} in all), by package, ` +
       `top ${TOP_PACKAGES}:`,
     ...added.map((p) => `  ${p.name.padEnd(44)} ${`+${kib(p.bytes)}`.padStart(11)}`),
   ];
 }
+
+/** The bundle's largest packages, and what it adds over its reference: what to cut if a target is missed. */
+function composition(candidate: Candidate, reference: Candidate): string[] {
+  return [
+    `Largest contributors to the ${candidate.id} bundle (esbuild metafile, bytes in output, top ${TOP_PACKAGES}):`,
+    ...topPackages(packageBytes(candidate), TOP_PACKAGES).map(
+      (p) =>
+        `  ${p.name.padEnd(44)} ${kib(p.bytes).padStart(10)}  ${((p.bytes / candidate.bytes) * 100).toFixed(1)}%`,
+    ),
+    ...addedOver(candidate, reference, 'its reference'),
+  ];
+}
+
+/** Would Powertools Logger + Metrics fit the Lambda's target: the figure issue 14 asks for, per Lambda. */
+function powertoolsVerdict(
+  lambda: keyof typeof TARGET,
+  variant: ColdStartRow,
+  shipped: ColdStartRow,
+  bytesAdded: number,
+): string {
+  const target = TARGET[lambda];
+  // Three decimals where two would print the target itself for a ratio just over it.
+  const ratio = (value: number) =>
+    value > target && formatRatio(value) === formatRatio(target)
+      ? `${value.toFixed(3)}x`
+      : formatRatio(value);
+  const over = [
+    ...(variant.bytesOverReference > target ? ['bytes'] : []),
+    ...(variant.cpuOverReference > target ? ['CPU'] : []),
+  ];
+  return (
+    `Powertools Logger + Metrics would put ${lambda} at ${ratio(variant.bytesOverReference)} bytes / ` +
+    `${ratio(variant.cpuOverReference)} CPU (target ${target.toFixed(2)}x; shipped ` +
+    `${formatRatio(shipped.bytesOverReference)} / ${formatRatio(shipped.cpuOverReference)}): ` +
+    `+${kib(bytesAdded)} and ${formatRatio(variant.importCpuMs / shipped.importCpuMs)} the shipped import CPU. ` +
+    (over.length === 0
+      ? 'Within the target: the Powertools middlewares would do.'
+      : `Over the target in ${over.join(' and ')}: kept the hand-written adapter.`)
+  );
+}
+
+/** The Powertools rows' verdicts, how they are built, and where their extra bytes come from. */
+function powertoolsNotes(
+  candidateOf: (id: CandidateId) => Candidate,
+  rowOf: (id: CandidateId) => ColdStartRow,
+): string[] {
+  const pairs = [
+    ['verify', 'verify-powertools'],
+    ['processor', 'processor-powertools'],
+  ] as const;
+  return [
+    ...pairs.map(([lambda, variant]) =>
+      powertoolsVerdict(
+        lambda,
+        rowOf(variant),
+        rowOf(lambda),
+        candidateOf(variant).bytes - candidateOf(lambda).bytes,
+      ),
+    ),
+    'The Powertools rows bundle the same handler entries with two modules swapped ' +
+      '(bench/lib/powertools-variant.ts): the JSON/EMF adapter for a LogSink/MetricSink over `new Logger()` ' +
+      'and `new Metrics()`, constructed at import as a Powertools handler does, and the log-context ' +
+      'middleware for `injectLambdaContext(logger)` and `logMetrics(metrics)`.',
+    ...addedOver(candidateOf('verify-powertools'), candidateOf('verify'), 'the shipped verify'),
+  ];
+}
+
+const POWERTOOLS_SKIPPED =
+  'Powertools rows skipped: @aws-lambda-powertools/logger and metrics are not both installed (Logger is ' +
+  `not a project dependency). To measure them: \`${POWERTOOLS_INSTALL}\` in a scratch folder, then ` +
+  `\`${POWERTOOLS_DIR_ENV}=<that folder> npm run bench -- --only cold-start\`. Last figures: bench/RESULTS.md.`;
 
 const columns: Column<ColdStartRow>[] = [
   { header: 'Bundle', cell: (r) => r.bundle },
@@ -296,7 +399,10 @@ async function run(context: SectionContext) {
   try {
     context.log('cold-start: building bundles with esbuild (CDK NodejsFunction options)');
     const candidates: Candidate[] = [];
-    for (const spec of BUNDLES) candidates.push(await buildBundle(spec, outDir));
+    const powertools = findPowertools(ROOT);
+    for (const spec of [...BUNDLES, ...(powertools ? powertoolsBundles(powertools) : [])]) {
+      candidates.push(await buildBundle(spec, outDir));
+    }
 
     // One warm-up import each (page cache, compile cache is not persisted between processes).
     for (const candidate of candidates) await importOnce(candidate.file);
@@ -344,6 +450,7 @@ async function run(context: SectionContext) {
         `(set on the Lambdas) was not. Node ${process.version} here; Lambda runs nodejs22.x on arm64.`,
       ...composition(candidateOf('verify'), candidateOf('reference')),
       ...composition(candidateOf('processor'), candidateOf('reference-processor')),
+      ...(powertools ? powertoolsNotes(candidateOf, rowOf) : [POWERTOOLS_SKIPPED]),
     ];
     return { columns, rows, notes };
   } finally {

@@ -2,8 +2,12 @@
 // LogSink/MetricSink. CloudWatch Logs indexes the JSON fields, and extracts the EMF lines as metrics
 // without any API call from the Lambda.
 //
-// Why not Powertools Logger and Metrics: they added 33 KiB to the verify bundle, about 6% of its cold
-// start, for the handful of features used here (see `npm run bench`, cold-start section). The output
+// Why not Powertools Logger and Metrics: wired in with their middy middlewares (injectLambdaContext,
+// logMetrics) in place of this adapter and middleware/log-context.ts, they add 32.8 KiB to the verify
+// bundle, 1.14x -> 1.23x its SDK-only reference against a 1.15x target, and 1.04x-1.08x its import CPU,
+// for the handful of features used here. Measured 2026-12-01 11:36 UTC, two runs of the cold-start
+// section's Powertools row (bench/lib/powertools-variant.ts, Powertools 2.35.0 from a scratch install),
+// load average 3.9-4.5 on the shared 2-vCPU machine; bench/RESULTS.md has the table. The output
 // keeps their shape (level, message, timestamp, service, xray_trace_id; one EMF document per flush with
 // the `service` dimension) and their environment variables, so log queries and alarms read the same. The
 // EMF lines are the very text Powertools Metrics 2.x writes for the same calls, and keep the specification's
