@@ -57,7 +57,9 @@ export function recordDelivery(
       logger.info('delivery in flight', attributes);
       return;
     case 'conflict':
-      // Same signed id, different bytes: a sender bug or a replay with a forged body. Worth a look.
+      // Same signed id, different bytes (a sender bug or a forged body), or the same bytes named as
+      // another event (a replay through an unsigned type header). Worth a look.
+      attributes.conflict = result.conflict;
       logger.warn('delivery conflict', attributes);
       return;
     case 'dependency_error':
