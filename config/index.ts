@@ -79,6 +79,38 @@ function schemeDefaults(scheme: SchemeName): Partial<z.input<typeof providerSche
   }
 }
 
+/**
+ * The dedup window of a provider whose signature covers no timestamp. Such a delivery verifies for ever,
+ * so only its inbox record stands between a captured copy and a second run: the window is the exposure.
+ * 35 days (a month and a margin) against the generic 7: a record is about 560 bytes.
+ */
+export const UNTIMED_DEDUP_TTL_SECONDS = 35 * 86_400;
+
+/** Whether the provider's signature covers a timestamp, so that an old capture is refused as stale. */
+function signsTimestamp(provider: z.input<typeof providerSchema>): boolean {
+  switch (provider.scheme) {
+    case 'github':
+    case 'shopify':
+    case 'square':
+      return false;
+    case 'generic-hmac': {
+      // An unsigned timestamp header proves nothing: only the template says what is signed. A template
+      // that is not text is refused when the options are parsed.
+      const template = (provider.options as { template?: unknown } | undefined)?.template ?? '{body}';
+      return typeof template !== 'string' || template.includes('{timestamp}');
+    }
+    default:
+      return true;
+  }
+}
+
+/** Defaults that follow from what the provider signs rather than from its scheme alone. */
+function signedContentDefaults(
+  provider: z.input<typeof providerSchema>,
+): Partial<z.input<typeof providerSchema>> {
+  return signsTimestamp(provider) ? {} : { dedupTtlSeconds: UNTIMED_DEDUP_TTL_SECONDS };
+}
+
 /** The shipped default: one provider per built-in scheme, provider id = scheme name. */
 export function defaultProviders(): Record<string, z.input<typeof providerSchema>> {
   return Object.fromEntries(
@@ -211,7 +243,7 @@ export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
   const rawProviders = parsed.providers && written ? written : defaultProviders();
   const providers: Record<string, ResolvedProvider> = {};
   for (const [id, value] of Object.entries(rawProviders)) {
-    const withDefaults = { ...schemeDefaults(value.scheme), ...value };
+    const withDefaults = { ...schemeDefaults(value.scheme), ...signedContentDefaults(value), ...value };
     const provider = parseOrThrow(providerSchema, withDefaults, `${prefix}.providers.${id}`);
     providers[id] = { ...provider, id, options: resolveOptions(id, provider, prefix) };
   }

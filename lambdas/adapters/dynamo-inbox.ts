@@ -10,6 +10,7 @@ import {
   UpdateItemCommand,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { UNKNOWN_EVENT_TYPE } from '../core/envelope';
 import { DependencyError } from '../core/errors';
 import {
   type ClaimOutcome,
@@ -29,20 +30,22 @@ import { fromInboxItem, type Item, toAttributes, toInboxItem } from './inbox-ite
 /** `status` is a DynamoDB reserved word, so every expression names it through this placeholder. */
 const STATUS_NAME = { '#status': 'status' };
 
-// A lapsed claim may be retaken only by the same bytes: a different body under the same signed id is a
-// conflict (409) whether or not the first claim's verify invocation is still alive.
+// A lapsed claim may be retaken only by the same bytes under the same event type: a different body under
+// the same signed id, or the same body named as another event, is a conflict (409) whether or not the
+// first claim's verify invocation is still alive. An expired record is anyone's: the dedup window is over.
 const CLAIMABLE =
   'attribute_not_exists(pk) OR expiresAt < :nowSec OR ' +
-  '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha)';
+  '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha AND (SAME_TYPE))';
 const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 const OWN_LEASE = 'processingToken = :processingToken';
-// Not processed, the same bytes, not this very message given up already, and no live worker on it. A
-// live *claim* lease does not block: the message exists, so verify's mark is all that is left to do there.
-// A lease that carries our own token is an SDK retry of this very update. A live lease of anyone else is
-// respected, even one taken for this same message: SQS may hand a message out twice at once, so a second
-// receive of it is not proof that the first worker has stopped.
+// Not processed, the same bytes and event type as the record, not this very message given up already,
+// and no live worker on it. Another type can only be a message sent late (after its claim was released at
+// the deadline) while a replay under that other type took the key: it must not run. A live *claim* lease
+// does not block: the message exists. A lease that carries our own token is an SDK retry of this very
+// update. A live lease of anyone else is respected, even one taken for this same message: SQS may hand a
+// message out twice at once, so a second receive of it is not proof that the first worker has stopped.
 const LEASABLE =
-  'attribute_not_exists(pk) OR (#status <> :processed AND payloadSha256 = :sha ' +
+  'attribute_not_exists(pk) OR (#status <> :processed AND payloadSha256 = :sha AND (SAME_TYPE) ' +
   'AND NOT (#status = :deadLettered AND deadLetterMessageId = :messageId) ' +
   'AND (#status <> :processing OR leaseUntil < :nowMs OR processingToken = :processingToken))';
 // What a DLQ message's record may look like when an operator moves the message back: dead-lettered
@@ -51,6 +54,19 @@ const REQUEUEABLE =
   'attribute_exists(pk) AND ((#status = :deadLettered AND (attribute_not_exists(deadLetteredAt) OR ' +
   'deadLetteredAt < :since)) OR #status = :failed OR ' +
   '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))';
+
+/**
+ * The condition that the record names the same event type as `eventType`, for SAME_TYPE above, as
+ * sameEventType (core/inbox.ts) decides it: no type and `unknown` are one. Binds `:eventType`.
+ */
+function withSameType(condition: string, eventType: string | undefined) {
+  const type = eventType ?? UNKNOWN_EVENT_TYPE;
+  const same =
+    type === UNKNOWN_EVENT_TYPE
+      ? 'attribute_not_exists(eventType) OR eventType = :eventType'
+      : 'eventType = :eventType';
+  return { condition: condition.replace('SAME_TYPE', same), values: { ':eventType': type } };
+}
 
 /** Written only when beginProcessing creates the record, so existing facts are never overwritten. */
 const SEED_ATTRIBUTES = [
@@ -83,25 +99,27 @@ export class DynamoInbox implements Inbox {
 
   private async claimOrClassify(claim: NewClaim, retryIfVanished: boolean): Promise<ClaimOutcome> {
     const record = newClaimRecord(claim);
+    const claimable = withSameType(CLAIMABLE, claim.eventType);
     const claimed = await conditionalWrite('PutItem', () =>
       this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
           Item: toInboxItem(record),
-          ConditionExpression: CLAIMABLE,
+          ConditionExpression: claimable.condition,
           ExpressionAttributeNames: STATUS_NAME,
           ExpressionAttributeValues: toAttributes({
             ':nowSec': Math.floor(claim.nowMs / 1000),
             ':nowMs': claim.nowMs,
             ':claimed': 'claimed',
             ':sha': claim.payloadSha256,
+            ...claimable.values,
           }),
         }),
       ),
     );
     if (claimed) return { kind: 'claimed', claimToken: claim.claimToken };
     const existing = await this.get(record.pk);
-    if (existing) return classifyExisting(existing, claim.payloadSha256, claim.claimToken);
+    if (existing) return classifyExisting(existing, claim);
     // The record was released or replaced between the failed put and the read. Claiming again is the
     // right answer once; if it vanishes twice, someone is churning this key: answer "in flight" (503 and
     // Retry-After) with the record we tried to write, minus the token that is not ours.
@@ -162,10 +180,12 @@ export class DynamoInbox implements Inbox {
       'leaseReceiveCount = :receiveCount',
       ...seedSets,
     ];
+    const leasable = withSameType(LEASABLE, lease.eventType);
     const ok = await this.update(pk, {
       UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: LEASABLE,
+      ConditionExpression: leasable.condition,
       values: {
+        ...leasable.values,
         ':processing': 'processing',
         ':processed': 'processed',
         ':deadLettered': 'dead-lettered',

@@ -8,7 +8,7 @@ import { DeadlineReached, untilAborted } from './deadline';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer, unsignedHandshake } from './handshakes';
-import { inboxKey } from './inbox';
+import { type ConflictKind, inboxKey } from './inbox';
 import { occurredAtOf } from './occurred-at';
 import type { Clock, DeliveryQueue, Inbox, PayloadWriter, SecretSource } from './ports';
 import type { RejectReason } from './reasons';
@@ -41,7 +41,8 @@ export type DeliveryResult = DeliveryFacts &
     | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number }
     | { outcome: 'duplicate'; id: string }
     | { outcome: 'handshake'; answer: HandshakeAnswer }
-    | { outcome: 'conflict' }
+    /** Same dedup key as a record of other bytes, or of the same bytes under another event type. */
+    | { outcome: 'conflict'; conflict: ConflictKind }
     | { outcome: 'in_flight'; retryAfterSeconds: number }
     | { outcome: 'rejected'; reason: RejectReason }
     | { outcome: 'dependency_error'; dependency: DependencyError['dependency']; operation: string }
@@ -204,7 +205,7 @@ async function claimAndEnqueue(
     case 'duplicate':
       return { ...facts, outcome: 'duplicate', id };
     case 'conflict':
-      return { ...facts, outcome: 'conflict' };
+      return { ...facts, outcome: 'conflict', conflict: claim.conflict };
     case 'in_flight':
       return { ...facts, outcome: 'in_flight', retryAfterSeconds: claim.retryAfterSeconds };
     case 'pending':

@@ -29,7 +29,10 @@ export function answerFor(result: DeliveryResult): HttpAnswer {
     case 'conflict':
       return answer(409, {
         error: 'conflict',
-        message: 'this delivery id was already received with a different body',
+        message:
+          result.conflict === 'event_type'
+            ? 'this delivery was already received under another event type'
+            : 'this delivery id was already received with a different body',
       });
     case 'in_flight':
       return answer(503, { error: 'in_flight' }, { 'retry-after': String(result.retryAfterSeconds) });

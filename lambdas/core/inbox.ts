@@ -1,5 +1,6 @@
 // The inbox record and the decisions taken on it, as pure functions. The DynamoDB adapter runs the
 // conditional writes; what a failed condition means is decided here, in one place.
+import { UNKNOWN_EVENT_TYPE } from './envelope';
 
 export const INBOX_STATUSES = [
   'claimed',
@@ -92,7 +93,33 @@ export type ClaimOutcome =
   | { kind: 'pending'; existing: InboxRecord }
   /** The record is churning (vanished twice between put and read): come back shortly. */
   | { kind: 'in_flight'; existing: InboxRecord; retryAfterSeconds: number }
-  | { kind: 'conflict'; existing: InboxRecord };
+  | { kind: 'conflict'; existing: InboxRecord; conflict: ConflictKind };
+
+/**
+ * What differs from the record under the same dedup key: the bytes, or only the event type. GitHub's
+ * `X-GitHub-Event` and Shopify's `X-Shopify-Topic` are not signed, so the same signed body can arrive
+ * named as another event; it must not run another handler as if it were new.
+ */
+export type ConflictKind = 'payload' | 'event_type';
+
+/**
+ * Whether two deliveries name the same event type. No type and `unknown` are one: both route as
+ * `unknown` (the envelope's stand-in), and the processor seeds a record it recreates with the envelope's.
+ */
+export function sameEventType(recorded: string | undefined, incoming: string | undefined): boolean {
+  return (recorded ?? UNKNOWN_EVENT_TYPE) === (incoming ?? UNKNOWN_EVENT_TYPE);
+}
+
+/** The same bytes under the same event type, or what differs. */
+function mismatch(
+  existing: InboxRecord,
+  incoming: { payloadSha256: string; eventType?: string },
+): ConflictKind | undefined {
+  // Same signed id, different bytes: a sender bug or an attack. Never overwrite the first record.
+  if (existing.payloadSha256 !== incoming.payloadSha256) return 'payload';
+  if (!sameEventType(existing.eventType, incoming.eventType)) return 'event_type';
+  return undefined;
+}
 
 /**
  * What an existing, unexpired record means for a new delivery with the same dedup key. Called only after
@@ -101,15 +128,16 @@ export type ClaimOutcome =
  */
 export function classifyExisting(
   existing: InboxRecord,
-  payloadSha256: string,
-  claimToken?: string,
+  claim: Pick<NewClaim, 'payloadSha256' | 'eventType'> & { claimToken?: string },
 ): ClaimOutcome {
+  const { claimToken } = claim;
   // Our own claim: the put was applied, its answer was lost, and the SDK's retry found it. It is ours.
   if (claimToken !== undefined && existing.claimToken === claimToken && existing.status === 'claimed') {
     return { kind: 'claimed', claimToken };
   }
-  // Same signed id, different bytes: a sender bug or an attack. Never overwrite the first record.
-  if (existing.payloadSha256 !== payloadSha256) return { kind: 'conflict', existing };
+  // Decided before `pending`: a copy sent for another type would reach the processor as that type.
+  const conflict = mismatch(existing, claim);
+  if (conflict) return { kind: 'conflict', existing, conflict };
   if (existing.status === 'claimed') return { kind: 'pending', existing };
   return { kind: 'duplicate', existing };
 }
@@ -121,6 +149,8 @@ export interface LeaseRequest {
   messageId: string;
   receiveCount: number;
   payloadSha256: string;
+  /** The envelope's type: a record of another type refuses the lease. */
+  eventType: string;
   leaseMs: number;
   nowMs: number;
 }
@@ -129,8 +159,8 @@ export type LeaseOutcome =
   | { kind: 'leased' }
   /** Done already: a second copy, or a redrive of something that succeeded. */
   | { kind: 'processed'; existing: InboxRecord }
-  /** The record holds other bytes under the same key: this message must never run the effect. */
-  | { kind: 'conflict'; existing: InboxRecord }
+  /** The record holds other bytes, or another type, under the same key: this message must never run. */
+  | { kind: 'conflict'; existing: InboxRecord; conflict: ConflictKind }
   /** This very message was given up on an earlier receive: it is on its way to the DLQ. */
   | { kind: 'draining'; existing: InboxRecord }
   /** Another message for the same delivery is being processed by a live worker. */
@@ -146,9 +176,10 @@ export type LeaseOutcome =
 export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseRequest): LeaseOutcome {
   if (existing.processingToken === request.token && existing.status === 'processing')
     return { kind: 'leased' };
-  // Other bytes than the record's are a conflict even once the record is processed: skipping them as a
-  // duplicate would drop a different event without a word.
-  if (existing.payloadSha256 !== request.payloadSha256) return { kind: 'conflict', existing };
+  // Other bytes or another type than the record's are a conflict even once the record is processed:
+  // skipping them as a duplicate would drop a different event without a word.
+  const conflict = mismatch(existing, request);
+  if (conflict) return { kind: 'conflict', existing, conflict };
   if (existing.status === 'processed') return { kind: 'processed', existing };
   if (existing.status === 'dead-lettered' && existing.deadLetterMessageId === request.messageId) {
     return { kind: 'draining', existing };

@@ -173,8 +173,9 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       // meanwhile. Acknowledge without running the effect again.
       return { ...facts, outcome: 'duplicate_skipped' };
     case 'conflict':
-      // Same key, other bytes than the record's: never run it, never touch the record that is not its own.
-      return giveUp(deps, record, facts, 'payload_conflict', undefined);
+      // Same key, other bytes or another type than the record's: never run it, never touch the record
+      // that is not its own.
+      return giveUp(deps, record, facts, `${lease.conflict}_conflict`, undefined);
     case 'draining':
       await drain(deps, record);
       return { ...facts, outcome: 'draining', code: lease.existing.lastErrorCode ?? 'dead_lettered' };
@@ -353,6 +354,7 @@ function takeLease(
       messageId: record.messageId,
       receiveCount: record.receiveCount,
       payloadSha256: envelope.payloadsha256,
+      eventType: envelope.type,
       leaseMs: deps.leaseMs,
       nowMs,
     },

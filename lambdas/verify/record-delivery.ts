@@ -69,8 +69,9 @@ export function recordDelivery(
       line('info', 'delivery in flight');
       return;
     case 'conflict':
-      // Same signed id, different bytes: a sender bug or a replay with a forged body. Worth a look.
-      line('warn', 'delivery conflict', { sourceIp: extra.sourceIp });
+      // Same signed id, different bytes (a sender bug or a forged body), or the same bytes named as
+      // another event (a replay through an unsigned type header). Worth a look.
+      line('warn', 'delivery conflict', { sourceIp: extra.sourceIp, conflict: result.conflict });
       return;
     case 'dependency_error':
       line('error', 'dependency failed', {

@@ -230,6 +230,25 @@ describe('claim: our own write, retried by the SDK', () => {
     const same = newClaim({ nowMs: later });
     expect((await inbox.claim(same)).kind).toBe('claimed');
   });
+
+  it('lets a lapsed claim be retaken under the same event type only: another type is a conflict', async () => {
+    const first = newClaim();
+    await inbox.claim(first);
+    const later = T0 + LEASE_SECONDS * 1000 + 1;
+    for (const eventType of ['pull_request', undefined]) {
+      const renamed = newClaim({ nowMs: later, eventType });
+      expect(await inbox.claim(renamed)).toMatchObject({ kind: 'conflict', conflict: 'event_type' });
+    }
+    expect(await inbox.get(PK)).toEqual(newClaimRecord(first));
+  });
+
+  it('lets an untyped lapsed claim be retaken untyped, and not under a type', async () => {
+    const first = newClaim({ eventType: undefined });
+    await inbox.claim(first);
+    const later = T0 + LEASE_SECONDS * 1000 + 1;
+    expect((await inbox.claim(newClaim({ nowMs: later, eventType: 'push' }))).kind).toBe('conflict');
+    expect((await inbox.claim(newClaim({ nowMs: later, eventType: undefined }))).kind).toBe('claimed');
+  });
 });
 
 /** One receive of one message, as the processor asks for its lease. */
@@ -239,6 +258,7 @@ function lease(token: string, nowMs: number, overrides: Partial<LeaseRequest> = 
     messageId: 'msg-1',
     receiveCount: 1,
     payloadSha256: 'a'.repeat(64),
+    eventType: 'push',
     leaseMs: PROCESSING_LEASE_MS,
     nowMs,
     ...overrides,
@@ -336,6 +356,28 @@ describe('processing lease', () => {
     );
     expect(outcome.kind).toBe('conflict');
     expect(await inbox.get(PK)).toEqual(before);
+  });
+
+  it('beginProcessing for the same bytes under another event type is a conflict and changes nothing', async () => {
+    const claim = await enqueued();
+    const before = await inbox.get(PK);
+    for (const eventType of ['pull_request', 'unknown']) {
+      const outcome = await inbox.beginProcessing(
+        PK,
+        { ...seedOf(claim), eventType },
+        lease('p1', T0 + 100, { eventType, messageId: 'msg-2' }),
+      );
+      expect(outcome).toMatchObject({ kind: 'conflict', conflict: 'event_type' });
+    }
+    expect(await inbox.get(PK)).toEqual(before);
+  });
+
+  it('beginProcessing of an untyped message takes an untyped record', async () => {
+    const claim = await enqueued(newClaim({ eventType: undefined }));
+    const untyped = lease('p1', T0 + 100, { eventType: 'unknown' });
+    expect(await inbox.beginProcessing(PK, { ...seedOf(claim), eventType: 'unknown' }, untyped)).toEqual({
+      kind: 'leased',
+    });
   });
 
   it('beginProcessing after the other worker lease lapsed takes over', async () => {

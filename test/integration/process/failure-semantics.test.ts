@@ -123,19 +123,22 @@ describe('processor: its own lease, retried by the SDK', () => {
   });
 });
 
-describe('processor: the envelope must carry the bytes the record holds', () => {
-  it('dead-letters a message whose payload hash differs from the record as payload_conflict, and leaves the record alone', async () => {
-    await deliver('msg_conflict', body(1));
+describe('processor: the envelope must carry the bytes and the type the record holds', () => {
+  /**
+   * Delivers `dedupKey` through verify, then sends a second message under the same key by hand (what a
+   * lapsed claim retaken by other bytes used to enqueue, or a copy sent late while a replay under another
+   * type took the key), and processes both. The effects that ran, the DLQ and the processor's log.
+   */
+  async function deliverAndRival(dedupKey: string, rival: { body: Buffer; eventType?: string }) {
+    await deliver(dedupKey, body(1));
     const [first] = await ctx.receiveAll(resources.queueUrl);
-    // A second message under the same key with other bytes (what a lapsed claim retaken by other bytes
-    // used to enqueue).
-    const other = Buffer.from(body(2));
     const envelope = buildEnvelope({
       provider: PROVIDER,
-      dedupKey: 'msg_conflict',
+      dedupKey,
+      eventType: rival.eventType,
       contentType: 'application/json',
-      payloadSha256: createHash('sha256').update(other).digest('hex'),
-      body: other,
+      payloadSha256: createHash('sha256').update(rival.body).digest('hex'),
+      body: rival.body,
       receivedAtMs: Date.now(),
     });
     await ctx.queueOps.sendRaw(resources.queueUrl, serializeEnvelope(envelope), envelopeAttributes(envelope));
@@ -143,14 +146,34 @@ describe('processor: the envelope must carry the bytes the record holds', () => 
     const { runs, handlers } = counting();
     const { source, logger } = sourceFor(handlers);
     await drainQueue(ctx, resources, source);
+    return { runs, envelope, logger, dlq: await ctx.receiveAll(resources.dlqUrl) };
+  }
+
+  it('dead-letters a message whose payload hash differs from the record as payload_conflict, and leaves the record alone', async () => {
+    const { runs, envelope, logger, dlq } = await deliverAndRival('msg_conflict', {
+      body: Buffer.from(body(2)),
+    });
     expect(runs).toEqual(['msg_conflict']);
-    const dlq = await ctx.receiveAll(resources.dlqUrl);
     expect(dlq).toHaveLength(1);
     expect(JSON.parse(dlq[0]!.body).payloadsha256).toBe(envelope.payloadsha256);
     expect(logger.lines.some((line) => line.attributes.errorCode === 'payload_conflict')).toBe(true);
     expect(await inbox().get(inboxKey(PROVIDER, 'msg_conflict'))).toMatchObject({
       status: 'processed',
       payloadSha256: createHash('sha256').update(body(1)).digest('hex'),
+    });
+  });
+
+  it('dead-letters the same bytes under another event type as event_type_conflict: the effect runs once, as the recorded type', async () => {
+    const { runs, logger, dlq } = await deliverAndRival('msg_renamed', {
+      body: Buffer.from(body(1)),
+      eventType: 'item.deleted',
+    });
+    expect(runs).toEqual(['msg_renamed']);
+    expect(dlq.map((message) => JSON.parse(message.body).type)).toEqual(['item.deleted']);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'event_type_conflict')).toBe(true);
+    expect(await inbox().get(inboxKey(PROVIDER, 'msg_renamed'))).toMatchObject({
+      status: 'processed',
+      eventType: 'item.created',
     });
   });
 });

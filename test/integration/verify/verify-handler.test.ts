@@ -222,6 +222,7 @@ describe('verify handler: the DESIGN answers table', () => {
     await inbox().claim({
       provider: 'standard-webhooks',
       dedupKey: 'msg_1',
+      eventType: 'invoice.paid',
       payloadSha256: createHash('sha256').update(body()).digest('hex'),
       nowMs: clock.now(),
       leaseSeconds: 30,

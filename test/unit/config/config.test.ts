@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, SCHEME_NAMES, toConfigInput } from '../../../config';
+import { checkLocally, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import {
+  ConfigError,
+  defaultProviders,
+  parseConfig,
+  SCHEME_NAMES,
+  toConfigInput,
+  UNTIMED_DEDUP_TTL_SECONDS,
+} from '../../../config';
 import { loadProjectConfig } from '../../../config/load';
+import { SCHEMES } from '../../../lambdas/core/schemes';
 
 describe('parseConfig', () => {
   it('registers one provider per built-in scheme, named after it, by default', () => {
@@ -11,8 +20,8 @@ describe('parseConfig', () => {
   });
 
   it('fills provider defaults: 300 s tolerance, 1 MiB max body, 7 day dedup TTL, JSON only', () => {
-    const { github } = parseConfig({ providers: { github: { scheme: 'github' } } }).providers;
-    expect(github).toMatchObject({
+    const { stripe } = parseConfig({ providers: { stripe: { scheme: 'stripe' } } }).providers;
+    expect(stripe).toMatchObject({
       toleranceSeconds: 300,
       maxBodyBytes: 1_048_576,
       dedupTtlSeconds: 604_800,
@@ -83,6 +92,80 @@ describe('parseConfig', () => {
     expect(providers.paddle?.toleranceSeconds).toBe(30);
     expect(providers.linear?.toleranceSeconds).toBe(120);
     expect(providers.slack).toMatchObject({ contentTypes: ['application/json'], requireJson: true });
+  });
+
+  // A provider whose signature covers no timestamp is remembered 35 days rather than 7: a capture of it
+  // verifies for ever, and the dedup window is all that keeps it from running twice.
+  const partner = { scheme: 'generic-hmac', options: { signatureHeader: 'X-Sig' } } as const;
+  const withUntimedPartners = {
+    providers: {
+      ...defaultProviders(),
+      partner,
+      // A timestamp header the template leaves out is checked for freshness, but anyone can rewrite it.
+      'partner-unsigned-ts': {
+        scheme: 'generic-hmac',
+        options: { ...partner.options, timestampHeader: 'X-Ts' },
+      },
+    },
+  } as const;
+  const DAY = 86_400;
+
+  it('keeps records 35 days for github, shopify, square and a generic-hmac template without {timestamp}', () => {
+    const { providers } = parseConfig(withUntimedPartners);
+    const windows = Object.fromEntries(
+      Object.entries(providers).map(([id, p]) => [id, p.dedupTtlSeconds / DAY]),
+    );
+    expect(windows).toEqual({
+      github: 35,
+      shopify: 35,
+      square: 35,
+      partner: 35,
+      'partner-unsigned-ts': 35,
+      stripe: 7,
+      'standard-webhooks': 7,
+      slack: 7,
+      mobazha: 7,
+      'generic-hmac': 7,
+      zoom: 7,
+      paddle: 7,
+      linear: 7,
+    });
+  });
+
+  it('gives the 35-day window to exactly the providers whose signature still verifies 8 days later', () => {
+    // What the scheme does, not what the config believes: a sample signed 8 days ago, checked now.
+    const nowMs = Date.UTC(2026, 10, 30, 12);
+    const thenMs = nowMs - 8 * DAY * 1000;
+    const url = 'https://127.0.0.1/webhooks/x';
+    const config = parseConfig({ providers: { ...defaultProviders(), partner } });
+    for (const provider of Object.values(config.providers)) {
+      const secret = SCHEMES[provider.scheme].generateSecret();
+      const old = signDelivery(provider, sampleDelivery(provider, { nowMs: thenMs, url }), {
+        secret,
+        timestamp: thenMs / 1000,
+        url,
+      });
+      const stillValid = checkLocally(provider, { ...old, url }, [secret], nowMs / 1000).ok;
+      expect(`${provider.id}: ${provider.dedupTtlSeconds === UNTIMED_DEDUP_TTL_SECONDS}`).toBe(
+        `${provider.id}: ${stillValid}`,
+      );
+    }
+  });
+
+  it('lets an explicit dedupTtlSeconds win over the long default, and keeps the schema maximum', () => {
+    const { providers } = parseConfig({
+      providers: {
+        github: { scheme: 'github', dedupTtlSeconds: 2 * DAY },
+        stripe: { scheme: 'stripe', dedupTtlSeconds: 90 * DAY },
+      },
+    });
+    expect([providers.github?.dedupTtlSeconds, providers.stripe?.dedupTtlSeconds]).toEqual([
+      2 * DAY,
+      90 * DAY,
+    ]);
+    expect(() =>
+      parseConfig({ providers: { github: { scheme: 'github', dedupTtlSeconds: 366 * DAY } } }),
+    ).toThrow('webhookInbox.providers.github.dedupTtlSeconds: must be <= 31536000');
   });
 
   it("gives the default generic-hmac provider seed 001's v1=<hex> over {timestamp}.{body}", () => {
