@@ -39,7 +39,8 @@ export interface DeliveryFacts {
 export type DeliveryResult = DeliveryFacts &
   (
     | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number }
-    | { outcome: 'duplicate'; id: string }
+    /** `typeConflict`: the same bytes under another event type, not run (Shopify's answer, see below). */
+    | { outcome: 'duplicate'; id: string; typeConflict?: true }
     | { outcome: 'handshake'; answer: HandshakeAnswer }
     /** Same dedup key as a record of other bytes, or of the same bytes under another event type. */
     | { outcome: 'conflict'; conflict: ConflictKind }
@@ -205,6 +206,12 @@ async function claimAndEnqueue(
     case 'duplicate':
       return { ...facts, outcome: 'duplicate', id };
     case 'conflict':
+      // Shopify itself sends one order body under two topics at once (orders/create and orders/updated).
+      // A 409 would have it retry for hours and warn the merchant, and then perhaps remove the
+      // subscription; the body has arrived under its first topic, so the answer is a duplicate: 200, and
+      // nothing runs under the second topic. Elsewhere (GitHub, Square, partners) it is a 409.
+      if (claim.conflict === 'event_type' && provider.scheme === 'shopify')
+        return { ...facts, outcome: 'duplicate', id, typeConflict: true };
       return { ...facts, outcome: 'conflict', conflict: claim.conflict };
     case 'in_flight':
       return { ...facts, outcome: 'in_flight', retryAfterSeconds: claim.retryAfterSeconds };

@@ -60,7 +60,9 @@ export function recordDelivery(
       line('info', 'delivery accepted');
       return;
     case 'duplicate':
-      line('info', 'delivery duplicate');
+      if (result.typeConflict)
+        line('warn', 'delivery duplicate under another event type', { conflict: 'event_type' });
+      else line('info', 'delivery duplicate');
       return;
     case 'handshake':
       line('info', 'handshake answered', { handshake: result.answer.kind });
