@@ -1,6 +1,7 @@
-// The inbox over one DynamoDB table. Each transition is a single conditional write; what a failed claim
-// means is decided by classifyExisting in core/inbox.ts. A failed condition is followed by a consistent
-// read rather than ReturnValuesOnConditionCheckFailure, which dynalite ignores.
+// The inbox over one DynamoDB table. Each transition is a single conditional write; what a failed
+// condition means is decided in core/inbox.ts. A failed condition is followed by a consistent read rather
+// than ReturnValuesOnConditionCheckFailure, which dynalite ignores. The verify side (claim, release, get)
+// is DynamoClaims, so the verify bundle carries none of the rest.
 import {
   DeleteItemCommand,
   type DynamoDBClient,
@@ -25,18 +26,9 @@ import {
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
 import { callDependency, conditionalWrite } from './dependency-call';
-import { fromInboxItem, type Item, toAttributes, toInboxItem } from './inbox-item';
+import { DynamoClaims, STATUS_NAME, withSameType } from './dynamo-claims';
+import { fromInboxItem, type Item, toAttributes } from './inbox-item';
 
-/** `status` is a DynamoDB reserved word, so every expression names it through this placeholder. */
-const STATUS_NAME = { '#status': 'status' };
-
-// A lapsed claim may be retaken only by the same bytes under the same event type: a different body under
-// the same signed id, or the same body named as another event, is a conflict (409) whether or not the
-// first claim's verify invocation is still alive. An expired record is anyone's: the dedup window is over.
-const CLAIMABLE =
-  'attribute_not_exists(pk) OR expiresAt < :nowSec OR ' +
-  '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha AND (SAME_TYPE))';
-const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 const OWN_LEASE = 'processingToken = :processingToken';
 // Not processed, the same bytes and event type as the record, not this very message given up already,
 // and no live worker on it. Another type can only be a message sent late (after its claim was released at
@@ -54,19 +46,6 @@ const REQUEUEABLE =
   'attribute_exists(pk) AND ((#status = :deadLettered AND (attribute_not_exists(deadLetteredAt) OR ' +
   'deadLetteredAt < :since)) OR #status = :failed OR ' +
   '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))';
-
-/**
- * The condition that the record names the same event type as `eventType`, for SAME_TYPE above, as
- * sameEventType (core/inbox.ts) decides it: no type and `unknown` are one. Binds `:eventType`.
- */
-function withSameType(condition: string, eventType: string | undefined) {
-  const type = eventType ?? UNKNOWN_EVENT_TYPE;
-  const same =
-    type === UNKNOWN_EVENT_TYPE
-      ? 'attribute_not_exists(eventType) OR eventType = :eventType'
-      : 'eventType = :eventType';
-  return { condition: condition.replace('SAME_TYPE', same), values: { ':eventType': type } };
-}
 
 /** Written only when beginProcessing creates the record, so existing facts are never overwritten. */
 const SEED_ATTRIBUTES = [
@@ -87,70 +66,8 @@ function newestFirst(records: InboxRecord[], limit: number): InboxRecord[] {
     .slice(0, limit);
 }
 
-export class DynamoInbox implements Inbox {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
-  async claim(claim: NewClaim): Promise<ClaimOutcome> {
-    return this.claimOrClassify(claim, true);
-  }
-
-  private async claimOrClassify(claim: NewClaim, retryIfVanished: boolean): Promise<ClaimOutcome> {
-    const record = newClaimRecord(claim);
-    const claimable = withSameType(CLAIMABLE, claim.eventType);
-    const claimed = await conditionalWrite('PutItem', () =>
-      this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: toInboxItem(record),
-          ConditionExpression: claimable.condition,
-          ExpressionAttributeNames: STATUS_NAME,
-          ExpressionAttributeValues: toAttributes({
-            ':nowSec': Math.floor(claim.nowMs / 1000),
-            ':nowMs': claim.nowMs,
-            ':claimed': 'claimed',
-            ':sha': claim.payloadSha256,
-            ...claimable.values,
-          }),
-        }),
-      ),
-    );
-    if (claimed) return { kind: 'claimed', claimToken: claim.claimToken };
-    const existing = await this.get(record.pk);
-    if (existing) return classifyExisting(existing, claim);
-    // The record was released or replaced between the failed put and the read. Claiming again is the
-    // right answer once; if it vanishes twice, someone is churning this key: answer "in flight" (503 and
-    // Retry-After) with the record we tried to write, minus the token that is not ours.
-    if (retryIfVanished) return this.claimOrClassify(claim, false);
-    const { claimToken: _notOurs, ...attempted } = record;
-    return { kind: 'in_flight', existing: attempted, retryAfterSeconds: 1 };
-  }
-
-  async release(pk: string, claimToken: string): Promise<void> {
-    await conditionalWrite('DeleteItem', () =>
-      this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: toAttributes({ pk }),
-          ConditionExpression: OWN_CLAIM,
-          ExpressionAttributeNames: STATUS_NAME,
-          ExpressionAttributeValues: toAttributes({ ':claimToken': claimToken, ':claimed': 'claimed' }),
-        }),
-      ),
-    );
-  }
-
-  async get(pk: string): Promise<InboxRecord | undefined> {
-    const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
-      this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: toAttributes({ pk }), ConsistentRead: true }),
-      ),
-    );
-    return item ? fromInboxItem(item) : undefined;
-  }
-
+/** The whole inbox: the claims (DynamoClaims), and the processor's and the operators' transitions. */
+export class DynamoInbox extends DynamoClaims implements Inbox {
   async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
     return this.leaseOrClassify(pk, seed, lease, true);
   }

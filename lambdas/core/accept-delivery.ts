@@ -10,7 +10,7 @@ import { DependencyError } from './errors';
 import { type HandshakeAnswer, handshakeAnswer, unsignedHandshake } from './handshakes';
 import { type ConflictKind, inboxKey } from './inbox';
 import { occurredAtOf } from './occurred-at';
-import type { Clock, DeliveryQueue, Inbox, PayloadWriter, SecretSource } from './ports';
+import type { ClaimStore, Clock, DeliveryQueue, PayloadWriter, SecretSource } from './ports';
 import type { RejectReason } from './reasons';
 import type { HeaderMap, VerifiedDelivery } from './schemes';
 import { SCHEMES } from './schemes';
@@ -53,7 +53,7 @@ export type DeliveryResult = DeliveryFacts &
 
 export interface AcceptDeliveryDeps {
   config: Config;
-  inbox: Inbox;
+  inbox: ClaimStore;
   queue: DeliveryQueue;
   payloads: PayloadWriter;
   secrets: SecretSource;
@@ -285,7 +285,7 @@ async function enqueue(
 
 /** Releases a claim whose put we stopped waiting for, once the put has answered (or at once if it hangs). */
 async function releaseLate(
-  inbox: Inbox,
+  inbox: ClaimStore,
   pk: string,
   claimToken: string,
   claiming: Promise<unknown>,

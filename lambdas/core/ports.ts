@@ -15,6 +15,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
+/** What the verify Lambda needs of the inbox: the claim, its release, and a read. */
+export type ClaimStore = Pick<Inbox, 'claim' | 'release' | 'get'>;
+
 export interface Inbox {
   /**
    * One conditional PutItem: succeeds when no record exists, the record has expired (TTL lags), or a

@@ -3,7 +3,7 @@
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createVerifyClients } from '../adapters/clients';
-import { DynamoInbox } from '../adapters/dynamo-inbox';
+import { DynamoClaims } from '../adapters/dynamo-claims';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadWriter } from '../adapters/s3-payload-writer';
 import { SecretsManagerSource } from '../adapters/secrets';
@@ -16,7 +16,7 @@ const clients = createVerifyClients();
 
 export const handler = verifyLambda({
   config: runtime.config,
-  inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
+  inbox: new DynamoClaims(clients.dynamodb, runtime.tableName),
   queue: new SqsDeliveryQueue(clients.sqs, runtime.queueUrl),
   // Signs with the SQS client's resolved credentials, region and hash: the same chain, resolved once.
   payloads: new S3PayloadWriter({
