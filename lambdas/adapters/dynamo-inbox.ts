@@ -2,27 +2,14 @@
 // condition means is decided in core/inbox.ts. A failed condition is followed by a consistent read rather
 // than ReturnValuesOnConditionCheckFailure, which dynalite ignores. The verify side (claim, release, get)
 // is DynamoClaims, so the verify bundle carries none of the rest.
-import {
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  ScanCommand,
-  UpdateItemCommand,
-  type UpdateItemCommandInput,
-} from '@aws-sdk/client-dynamodb';
-import { UNKNOWN_EVENT_TYPE } from '../core/envelope';
+import { ScanCommand, UpdateItemCommand, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { DependencyError } from '../core/errors';
 import {
-  type ClaimOutcome,
-  classifyExisting,
   classifyLeaseRefusal,
   type InboxRecord,
   type InboxStatus,
   type LeaseOutcome,
   type LeaseRequest,
-  type NewClaim,
-  newClaimRecord,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
 import { callDependency, conditionalWrite } from './dependency-call';

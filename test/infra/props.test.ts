@@ -98,7 +98,8 @@ describe('props', () => {
         SystemLogLevel: 'INFO',
       });
       expect(
-        (f.Properties?.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_LOG_LEVEL,
+        (f.Properties?.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables
+          .POWERTOOLS_LOG_LEVEL,
       ).toBe('DEBUG');
     }
   });

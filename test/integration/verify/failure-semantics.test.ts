@@ -7,7 +7,7 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
-import { attemptFaultForTest, faultForTest } from '../../support/faults';
+import { attemptFaultForTest } from '../../support/faults';
 import {
   deliverSigned,
   effectCounter,
