@@ -23,7 +23,12 @@ describe('REVIEW: invocations of one process stay apart', () => {
     const clock = new TestClock(Date.now());
     // A slow secret source: longer than the short invocation has before its early timeout.
     const pipeline = verifyHandlerFor(ctx, resources, {
-      secrets: { get: async () => (await sleep(700), [SECRET]) },
+      secrets: {
+        get: async () => {
+          await sleep(700);
+          return [SECRET];
+        },
+      },
       clock,
     });
     const event = (id: string) =>
