@@ -16,6 +16,8 @@ export interface Invocation {
 interface InvocationState extends Invocation {
   readonly event: unknown;
   abort(): void;
+  /** The early timeout's grace: cleared once the invocation has answered, so its fallback never runs late. */
+  grace?: ReturnType<typeof setTimeout>;
 }
 
 const storage = new AsyncLocalStorage<InvocationState>();
@@ -39,7 +41,7 @@ export function asInvocation<T>(event: unknown, coldStart: boolean, run: () => P
     coldStart,
     abort: () => controller.abort(),
   };
-  return storage.run(state, run);
+  return storage.run(state, run).finally(() => clearTimeout(state.grace));
 }
 
 /** The running invocation; outside one (a factory called directly), a signal that never aborts. */
@@ -60,7 +62,8 @@ export function abortThenAnswer<E, T>(
     const state = storage.getStore();
     state?.abort();
     return new Promise<T>((resolve) => {
-      setTimeout(() => resolve(fallback(state?.event as E | undefined)), graceMs);
+      const timer = setTimeout(() => resolve(fallback(state?.event as E | undefined)), graceMs);
+      if (state) state.grace = timer;
     });
   };
 }
