@@ -1,10 +1,10 @@
 // The verify side of the inbox: the claim (one conditional PutItem), its release, and the read that
 // classifies a refused claim (classifyExisting in core/inbox.ts). DynamoInbox adds the rest.
 import {
-  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { UNKNOWN_EVENT_TYPE } from '../core/envelope';
 import {
@@ -84,14 +84,22 @@ export class DynamoClaims implements ClaimStore {
   }
 
   async release(pk: string, claimToken: string): Promise<void> {
-    await conditionalWrite('DeleteItem', () =>
+    // The lease lapses; the record stays. A claim may have retaken the record of a delivery already
+    // answered 202 and still queued (no mark follows the send): deleting it would let other bytes under
+    // the same id in as new. A lapsed claim is retaken at once by the same bytes, and only by them.
+    await conditionalWrite('UpdateItem', () =>
       this.client.send(
-        new DeleteItemCommand({
+        new UpdateItemCommand({
           TableName: this.tableName,
           Key: toAttributes({ pk }),
+          UpdateExpression: 'SET leaseUntil = :lapsed',
           ConditionExpression: OWN_CLAIM,
           ExpressionAttributeNames: STATUS_NAME,
-          ExpressionAttributeValues: toAttributes({ ':claimToken': claimToken, ':claimed': 'claimed' }),
+          ExpressionAttributeValues: toAttributes({
+            ':lapsed': 0,
+            ':claimToken': claimToken,
+            ':claimed': 'claimed',
+          }),
         }),
       ),
     );

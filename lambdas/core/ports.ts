@@ -24,7 +24,10 @@ export interface Inbox {
    * claim's lease has lapsed. Otherwise reads the record and classifies it. Throws DependencyError.
    */
   claim(claim: NewClaim): Promise<ClaimOutcome>;
-  /** Deletes our claim after a failed enqueue, so the provider's retry is not taken for a duplicate. */
+  /**
+   * Lets our claim lapse at once after a failed enqueue, so the provider's retry (the same bytes) takes it
+   * rather than being answered as a duplicate. The record stays: it may hold an earlier delivery's place.
+   */
   release(pk: string, claimToken: string): Promise<void>;
   get(pk: string): Promise<InboxRecord | undefined>;
 

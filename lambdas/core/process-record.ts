@@ -201,9 +201,12 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       return { ...facts, outcome: 'unknown_acked', ...(marked === 'failed' ? { markFailed: true } : {}) };
     }
     const data = parseData(handler, body);
-    if (deps.signal?.aborted) {
-      // Too late to start: give the lease back so the next receive need not wait it out.
+    // Too late to start: the invocation is ending, or its handlers' deadline has passed (a copy whose turn
+    // came after the first copy ran long). Give the lease back so the next receive need not wait it out;
+    // before the abort, hand the message back too (after it, the Lambda layer does).
+    if (deps.signal?.aborted || deps.clock.now() >= handlerDeadlineMs(deps)) {
       await deps.inbox.releaseLease(pk, token).catch(() => false);
+      if (!deps.signal?.aborted) await drain(deps, record);
       return { ...facts, outcome: 'not_started' };
     }
     deps.onStarted?.(record.messageId);

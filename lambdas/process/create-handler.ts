@@ -53,6 +53,9 @@ const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
 
 const NO_DEADLINE = new AbortController().signal;
 
+/** How long the hand-back waits for SQS: well inside the chain's grace (lambda.ts, 700 ms). */
+const HAND_BACK_MS = 400;
+
 export function queueRecordFrom(record: SQSRecord): QueueRecord {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(record.messageAttributes ?? {})) {
@@ -219,7 +222,9 @@ async function handBack(
   const unstarted = event.Records.filter(
     (r) => !batch.settled.has(r.messageId) && !batch.started.has(r.messageId),
   );
-  await Promise.all(
+  // Bounded: the answer must come before the chain's own fallback (which fails every record, the
+  // acknowledged ones too) and before Lambda's timeout, even if SQS does not answer.
+  const handingBack = Promise.all(
     unstarted.map(async (record) => {
       batch.handedBack.add(record.messageId);
       await deps.messages.delay(record.receiptHandle, 0).catch(() => undefined);
@@ -238,5 +243,6 @@ async function handBack(
       );
     }),
   );
+  await Promise.race([handingBack, new Promise((resolve) => setTimeout(resolve, HAND_BACK_MS))]);
   return batch.response(event);
 }

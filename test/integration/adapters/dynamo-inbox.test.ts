@@ -185,11 +185,15 @@ describe('claim', () => {
 });
 
 describe('release', () => {
-  it('release deletes the claim when the token is ours', async () => {
+  it('release lapses our claim at once and keeps the record, so only the same bytes retake it', async () => {
     const claim = newClaim();
     await inbox.claim(claim);
     await inbox.release(PK, claim.claimToken);
-    expect(await inbox.get(PK)).toBeUndefined();
+    expect(await inbox.get(PK)).toEqual({ ...newClaimRecord(claim), leaseUntil: 0 });
+    const other = newClaim({ nowMs: T0 + 10, payloadSha256: 'b'.repeat(64) });
+    expect((await inbox.claim(other)).kind).toBe('conflict');
+    const retry = newClaim({ nowMs: T0 + 10 });
+    expect(await inbox.claim(retry)).toEqual({ kind: 'claimed', claimToken: retry.claimToken });
   });
 
   it('release with another token leaves the claim in place, silently', async () => {
@@ -634,13 +638,12 @@ describe('dependency failures', () => {
     const claim = newClaim();
     await inbox.claim(claim);
     const fault = faultForTest(env.clients.dynamodb, {
-      commands: ['PutItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'ScanCommand'],
+      commands: ['PutItemCommand', 'GetItemCommand', 'UpdateItemCommand', 'ScanCommand'],
     });
     const failures = {
       PutItem: inbox.claim(newClaim()),
       GetItem: inbox.get(PK),
       UpdateItem: inbox.markProcessed(PK, 'p', T0),
-      DeleteItem: inbox.release(PK, claim.claimToken),
       Scan: inbox.list({ limit: 1 }),
     };
     for (const [operation, call] of Object.entries(failures)) {

@@ -56,8 +56,8 @@ describe('verify: the early timeout gives the delivery back', () => {
     expect(response.headers['retry-after']).toBe('5');
     expect(JSON.parse(response.body)).toEqual({ error: 'timeout' });
     expect(hang.failures).toBeGreaterThan(0);
-    // Released, so the provider's retry is a new delivery, not "in flight" for the claim's 30 s.
-    expect(await inbox().get(PK)).toBeUndefined();
+    // Released (its lease lapsed at once), so the provider's retry takes it rather than waiting 30 s.
+    expect((await inbox().get(PK))?.leaseUntil).toBe(0);
     expect(pipeline.logger.last()).toMatchObject({
       level: 'error',
       attributes: { outcome: 'timed_out', reason: 'timeout', stage: 'enqueue', requestId: 'req-1' },
@@ -72,7 +72,7 @@ describe('verify: the early timeout gives the delivery back', () => {
     const response = await pipeline.handler(event(), endingIn(REMAINING_MS));
     expect(response.statusCode).toBe(503);
     expect(pipeline.logger.last()?.attributes).toMatchObject({ reason: 'timeout', stage: 'claim' });
-    expect(await inbox().get(PK)).toBeUndefined();
+    expect((await inbox().get(PK))?.leaseUntil).toBe(0);
     expect(await ctx.receiveAll(resources.queueUrl)).toHaveLength(0);
   });
 

@@ -1,4 +1,4 @@
-// REVIEW (adversarial), a check that held: the early timeout strikes after SendMessage was applied but
+// The early timeout strikes after SendMessage was applied but
 // before its answer came back. The answer is 503 (the claim released) while the message exists; the
 // provider's retry is accepted as new and sends a second copy; the effect still runs once.
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ function endingIn(ms: number) {
   return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
 }
 
-describe('REVIEW: the early timeout after the send was applied', () => {
+describe('the early timeout after the send was applied', () => {
   it('answers 503, and the retry and the orphan copy run the effect once', async () => {
     const resources = await ctx.provision();
     const clock = new TestClock(Date.now());

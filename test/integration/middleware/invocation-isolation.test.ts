@@ -1,4 +1,4 @@
-// REVIEW (adversarial), checks that held: middy 6 shares one AbortController across every chain in the
+// Middy 6 shares one AbortController across every chain in the
 // process; local mode runs several invocations at once. One invocation's early timeout must not abort a
 // concurrent one, and the cold-start flag is on the first invocation's lines only.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,7 @@ function endingIn(ms: number, requestId: string) {
   return { awsRequestId: requestId, getRemainingTimeInMillis: () => end - Date.now() };
 }
 
-describe('REVIEW: invocations of one process stay apart', () => {
+describe('invocations of one process stay apart', () => {
   it("one invocation's early timeout leaves a concurrent one running; only the first invocation is cold", async () => {
     const resources = await ctx.provision();
     const clock = new TestClock(Date.now());

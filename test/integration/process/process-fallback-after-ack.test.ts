@@ -1,4 +1,4 @@
-// REVIEW (adversarial): the processor's last-resort answer (lambdas/process/lambda.ts, `allFailed`) fails
+// The processor's last-resort answer (lambdas/process/lambda.ts, `allFailed`) fails
 // every record of the batch, including one the batch logic had already acknowledged because its effect ran
 // and its processed mark could not be written (`markFailed`: "acknowledged anyway, never re-run"). It is
 // given when the hand-back of the unstarted records takes longer than the grace, e.g. while
@@ -24,7 +24,7 @@ function endingIn(ms: number) {
 const keyIs = (dedupKey: string) => (input: Record<string, unknown>) =>
   JSON.stringify(input.Key ?? {}).includes(`standard-webhooks#${dedupKey}`);
 
-describe('REVIEW: processor last-resort answer after a partial success', () => {
+describe('processor last-resort answer after a partial success', () => {
   it('never reports a record whose effect ran (processed mark failed) as a failure', async () => {
     const resources = await ctx.provision();
     for (const id of ['msg_ran', 'msg_stuck']) {

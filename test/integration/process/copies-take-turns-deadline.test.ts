@@ -1,4 +1,4 @@
-// REVIEW (adversarial): copies of one delivery in one batch take turns (BatchState.inTurn). When the first
+// Copies of one delivery in one batch take turns (BatchState.inTurn). When the first
 // copy's handler runs until its cut-off, the second gets its turn after the handlers' deadline has passed
 // but before the early timeout: it takes the lease and starts its handler with no time left, which is cut
 // off at once and charged as a handler failure (handler_timeout, attempts + 1), rather than handed back
@@ -20,7 +20,7 @@ function endingIn(ms: number) {
   return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
 }
 
-describe('REVIEW: copies taking turns at the deadline', () => {
+describe('copies taking turns at the deadline', () => {
   it('does not start the second copy with no time left, nor charge it a handler failure', async () => {
     const resources = await ctx.provision();
     const deliver = () =>

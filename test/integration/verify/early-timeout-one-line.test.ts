@@ -1,4 +1,4 @@
-// REVIEW (adversarial): a defect in abortThenAnswer (lambdas/middleware/invocation.ts). The grace timer that
+// A defect in abortThenAnswer (lambdas/middleware/invocation.ts). The grace timer that
 // gives the chain's own answer is never cleared when the handler answers in time, so the fallback still
 // runs a second later: the verify Lambda logs a second, spurious ERROR "delivery timed out" for a delivery
 // already answered and logged. On Lambda the container is frozen by then, so that line comes out during
@@ -20,7 +20,7 @@ function endingIn(ms: number) {
   return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
 }
 
-describe('REVIEW: verify early timeout', () => {
+describe('verify early timeout', () => {
   it('logs one line for a delivery the handler gave back in time, and none after it answered', async () => {
     const resources = await ctx.provision();
     const clock = new TestClock(Date.now());

@@ -1,4 +1,4 @@
-// REVIEW (adversarial): a defect found in the three-writes change. Verify no longer marks `enqueued` after
+// A regression test. Verify no longer marks `enqueued` after
 // SendMessage, so an accepted delivery's record stays `claimed`; once the claim's lease lapses, the same
 // bytes retake it (a provider retry). If that retry's SendMessage fails, verify releases the claim: the
 // DeleteItem is conditioned only on the retry's token, so it deletes the record of a delivery already
@@ -28,7 +28,7 @@ const SECRET = standardWebhooks.generateSecret();
 const BODY_A = '{"type":"invoice.paid","data":{"amount":1}}';
 const BODY_B = '{"type":"invoice.paid","data":{"amount":2}}';
 
-describe('REVIEW: a retaken claim released after a failed send', () => {
+describe('a retaken claim released after a failed send', () => {
   it('keeps the record of a delivery already answered 202, so other bytes under its id are 409', async () => {
     const resources = await ctx.provision();
     const clock = new TestClock(Date.now());
