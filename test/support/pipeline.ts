@@ -240,3 +240,9 @@ export function signedEvent(
     body,
   });
 }
+
+/** A Lambda context whose invocation ends `ms` from now, for the middy chains' early timeouts. */
+export function endingIn(ms: number, requestId = 'req-1') {
+  const end = Date.now() + ms;
+  return { awsRequestId: requestId, getRemainingTimeInMillis: () => end - Date.now() };
+}

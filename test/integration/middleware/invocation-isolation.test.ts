@@ -6,16 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { useEmulators } from '../../support/emulators';
-import { signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import { endingIn, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
-
-function endingIn(ms: number, requestId: string) {
-  const end = Date.now() + ms;
-  return { awsRequestId: requestId, getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 describe('invocations of one process stay apart', () => {
   it("one invocation's early timeout leaves a concurrent one running; only the first invocation is cold", async () => {

@@ -9,16 +9,11 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
-import { deliverSigned, effectCounter, processHandlerFor } from '../../support/pipeline';
+import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
-
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 describe('copies taking turns at the deadline', () => {
   it('does not start the second copy with no time left, nor charge it a handler failure', async () => {

@@ -8,7 +8,7 @@ import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhook
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
-import { deliverSigned, effectCounter, processHandlerFor } from '../../support/pipeline';
+import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
@@ -23,11 +23,6 @@ let resources: typeof ctx.resources;
 beforeEach(async () => {
   resources = await ctx.provision();
 });
-
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 async function deliver(id: string) {
   const response = await deliverSigned(ctx, resources, {

@@ -10,16 +10,11 @@ import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhook
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest } from '../../support/faults';
-import { deliverSigned, effectCounter, processHandlerFor } from '../../support/pipeline';
+import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
-
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 const keyIs = (dedupKey: string) => (input: Record<string, unknown>) =>
   JSON.stringify(input.Key ?? {}).includes(`standard-webhooks#${dedupKey}`);

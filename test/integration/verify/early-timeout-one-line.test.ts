@@ -9,16 +9,11 @@ import { parseConfig } from '../../../config';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
-import { StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import { endingIn, StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
-
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 describe('verify early timeout', () => {
   it('logs one line for a delivery the handler gave back in time, and none after it answered', async () => {

@@ -8,7 +8,7 @@ import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhook
 import { verifyLambda } from '../../../lambdas/verify/lambda';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
-import { StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import { endingIn, StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
@@ -36,12 +36,6 @@ const event = () =>
     timestamp: clock.seconds(),
     id: 'msg_1',
   });
-
-/** A Lambda context whose invocation ends `ms` from now. */
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
 

@@ -9,6 +9,7 @@ import { attemptFaultForTest } from '../../support/faults';
 import {
   drainQueue,
   effectCounter,
+  endingIn,
   eventSourceFor,
   processHandlerFor,
   StaticSecrets,
@@ -20,11 +21,6 @@ import {
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
-
-function endingIn(ms: number) {
-  const end = Date.now() + ms;
-  return { awsRequestId: 'req-1', getRemainingTimeInMillis: () => end - Date.now() };
-}
 
 describe('the early timeout after the send was applied', () => {
   it('answers 503, and the retry and the orphan copy run the effect once', async () => {
