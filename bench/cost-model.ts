@@ -1291,7 +1291,7 @@ async function run(context: SectionContext) {
         `Lambda tracing ${f.verify.tracing}. The Lambdas' config (${ENV.config}, decoded by config/runtime.ts): inline limit ` +
         `${config.inlineLimitBytes} B (so 256 KiB ${largeToS3 ? 'goes to S3' : 'stays inline'}), secret cache ` +
         `${config.secretCacheSeconds} s, dedup TTL ${ttlSeconds / 86_400} d.`,
-      'Measured in this run (real handlers from their factories, no metrics and a silent log sink, one ' +
+      "Measured in this run (the Lambdas' middy chains over the real handlers, no metrics and a silent log sink, one " +
         'delivery or one batch at a time, against dynalite and fauxqs in a child process; CPU is this ' +
         "process's user+system time, so the emulators' work is not in it):",
       measured(small),

@@ -19,8 +19,6 @@ export const VERIFY_METRICS = {
   /** Signature, timestamp and header failures: a spike means an attack or a rotated secret. */
   signatureFailure: 'SignatureFailure',
   dependencyError: 'DependencyError',
-  /** Answered 503 because the invocation was about to time out; any claim was released. */
-  timedOut: 'DeliveryTimedOut',
   enqueueLatency: 'EnqueueLatency',
   /** A delivery verified with a previous secret: the provider has not been switched over yet. */
   previousSecretUsed: 'PreviousSecretUsed',
@@ -39,11 +37,6 @@ export const PROCESS_METRICS = {
   unknownEvent: 'EventUnknownType',
   /** The effect ran but its processed mark could not be written. */
   markFailed: 'EventMarkFailed',
-  /**
-   * Handed back unstarted when the invocation was about to time out (made visible at once). Not a failure
-   * of the handler: it never ran.
-   */
-  notStarted: 'EventNotStarted',
   messageAge: 'MessageAgeAtProcessing',
 } as const;
 

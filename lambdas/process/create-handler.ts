@@ -40,7 +40,8 @@ const OUTCOME_METRIC = {
   dead_lettered: PROCESS_METRICS.deadLettered,
   draining: PROCESS_METRICS.draining,
   retry: PROCESS_METRICS.transientFailure,
-  not_started: PROCESS_METRICS.notStarted,
+  // Not a failure of anything: its WARN line is the record, and no custom metric is added for it.
+  not_started: undefined,
 } as const;
 
 /** Outcomes that leave the message on the queue: reported as batch item failures. */
@@ -82,7 +83,8 @@ function recordResult(
   result: RecordResult,
   carryMetrics: boolean,
 ): void {
-  deps.metrics.addMetric(OUTCOME_METRIC[result.outcome], 'Count', 1);
+  const outcomeMetric = OUTCOME_METRIC[result.outcome];
+  if (outcomeMetric) deps.metrics.addMetric(outcomeMetric, 'Count', 1);
   deps.metrics.addMetric(PROCESS_METRICS.messageAge, 'Milliseconds', result.ageMs);
   const attributes = {
     outcome: result.outcome,
