@@ -63,8 +63,9 @@ export function freshTimestamp(
   return stale ? fail(stale) : parsed;
 }
 
-// Printable ASCII without space or '.', which separates fields in the signed content.
-const DELIVERY_ID = /^[\x21-\x2d\x2f-\x7e]{1,255}$/;
+// Printable ASCII without space, '.' (which separates fields in the signed content) or ',' (a function URL
+// joins a repeated header with commas, so two ids would otherwise pass as one).
+const DELIVERY_ID = /^[\x21-\x2b\x2d\x2f-\x7e]{1,255}$/;
 
 /** A delivery or message id used as a dedup key or inside signed content. */
 export function parseDeliveryId(text: string): Parsed<string> {

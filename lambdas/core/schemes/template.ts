@@ -19,10 +19,10 @@ export function parseTemplate(template: string): TemplatePart[] {
   return parts;
 }
 
-// What a field's value can contain: an id is printable ASCII without `.` (parseDeliveryId), a timestamp
+// What a field's value can contain: an id is printable ASCII without `.` or `,` (parseDeliveryId), a timestamp
 // digits (parseUnixSeconds), a body anything.
 const CAN_HOLD: Readonly<Record<TemplateField, (char: string) => boolean>> = {
-  id: (char) => char >= '!' && char <= '~' && char !== '.',
+  id: (char) => char >= '!' && char <= '~' && char !== '.' && char !== ',',
   timestamp: (char) => char >= '0' && char <= '9',
   body: () => true,
 };

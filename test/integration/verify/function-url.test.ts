@@ -28,7 +28,10 @@ beforeEach(async () => {
 });
 
 /** A GitHub delivery as the function URL hands it over: a JSON body arrives as a string, not base64. */
-function githubDelivery(body: string, overrides: { method?: string; rawPath?: string } = {}) {
+function githubDelivery(
+  body: string,
+  overrides: { method?: string; rawPath?: string; headers?: Record<string, string | string[]> } = {},
+) {
   const signed = SCHEMES.github.sign({
     body: Buffer.from(body),
     secret: GH_SECRET,
@@ -39,7 +42,7 @@ function githubDelivery(body: string, overrides: { method?: string; rawPath?: st
   return functionUrlEvent({
     method: overrides.method,
     rawPath: overrides.rawPath ?? '/webhooks/github',
-    headers: { 'Content-Type': 'application/json', ...signed },
+    headers: { 'Content-Type': 'application/json', ...signed, ...overrides.headers },
     body,
   });
 }
@@ -91,4 +94,17 @@ describe('verify handler behind a function URL', () => {
       expect(await queued()).toBe(0);
     },
   );
+
+  // A function URL joins a repeated header with commas, so the repeat cannot be seen as two values: the
+  // joined text must not pass as one delivery id, as a joined X-GitHub-Event does not pass as a type.
+  it('refuses two X-GitHub-Delivery values, joined by the function URL, 401 and enqueues nothing', async () => {
+    const event = githubDelivery('{"zen":"Half measures are as bad as nothing at all."}', {
+      headers: { 'X-GitHub-Delivery': ['72d3162e-cc78-11e3-81ab-4c9367dc0958', 'a-second-id'] },
+    });
+    expect(event.headers['x-github-delivery']).toBe('72d3162e-cc78-11e3-81ab-4c9367dc0958,a-second-id');
+    const response = await pipeline.handler(event);
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body).error).toBe('malformed_id');
+    expect(await queued()).toBe(0);
+  });
 });

@@ -143,8 +143,8 @@ describe('edges: the last value accepted, and the first refused', () => {
     expect(envelope.dedupkey).toBe(id);
   });
 
-  it('accepts an id using every allowed punctuation character', async () => {
-    const id = 'msg_!"#$%&\'()*+,-/:;<=>?@[\\]^_`{|}~';
+  it('accepts an id using every allowed punctuation character (all but `.` and `,`)', async () => {
+    const id = 'msg_!"#$%&\'()*+-/:;<=>?@[\\]^_`{|}~';
     const envelope = await h.expectAccepted(await h.send(h.sw({ id })));
     expect(envelope.dedupkey).toBe(id);
   });
