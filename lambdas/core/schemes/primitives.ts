@@ -73,10 +73,12 @@ export function parseDeliveryId(text: string): Parsed<string> {
 }
 
 // What providers send as event types: `pull_request`, `orders/create`, `customer.subscription.updated`,
-// `IssueLabel`, Slack's `/command`. Printable ASCII without space, comma (a front door joins a repeated
-// header with `, `) or quotes, at most 256 characters. The first character cannot be `=`, `+`, `-` or `@`,
-// which a spreadsheet reading an export of the deliveries would take for a formula.
-const EVENT_TYPE = /^[A-Za-z0-9_/][A-Za-z0-9._:/@+=-]{0,255}$/;
+// `IssueLabel`, Slack's `/command` (in any script: `/天気`). Letters and digits of any script, combining
+// marks, and `._:/@+=-`: no space, comma (a front door joins a repeated header with `, `), quote, control
+// or format character (C0, C1, bidirectional overrides, zero-width), at most 256 characters. The first
+// cannot be `=`, `+`, `-` or `@`, which a spreadsheet reading an export of the deliveries would take for a
+// formula.
+const EVENT_TYPE = /^[\p{L}\p{N}_/][\p{L}\p{M}\p{N}._:/@+=-]{0,255}$/u;
 
 /**
  * An event type as the sender wrote it, whether a header (unsigned) or a body field says it. It goes to

@@ -105,7 +105,7 @@ const REAL_TYPES: Record<string, string[]> = {
   github: ['pull_request', 'github_app_authorization', 'ping'],
   shopify: ['orders/create', 'app/uninstalled', 'customers/data_request', 'inventory_levels/update'],
   linear: ['Issue', 'IssueLabel', 'AppUserNotification'],
-  partner: ['order.created', 'order:created'],
+  partner: ['order.created', 'order:created', 'commande.créée'],
   stripe: [
     'customer.subscription.updated',
     'v1.billing.meter.error_report_triggered',
@@ -114,7 +114,7 @@ const REAL_TYPES: Record<string, string[]> = {
   paddle: ['transaction.payment_failed', 'subscription.past_due'],
   square: ['payment.updated', 'loyalty.account.created'],
   zoom: ['meeting.participant_joined', 'recording.completed'],
-  slack: ['app_mention', 'reaction_added'],
+  slack: ['app_mention', 'reaction_added', '/deploy-app', '/天気', '/déploy'],
   'standard-webhooks': ['invoice.paid', 'user.signup', `${'a.'.repeat(127)}z`],
   mobazha: ['com.mobazha.order.created'],
   'generic-hmac': ['invoice.paid'],
@@ -130,7 +130,9 @@ const BAD_TYPES: { name: string; type: string }[] = [
   { name: 'a space', type: 'Order Created' },
   { name: 'a comma-joined duplicate', type: 'push, pull_request' },
   { name: 'a leading = (a spreadsheet formula)', type: '=HYPERLINK("http://x.example")' },
-  { name: 'a non-ASCII letter', type: 'commande.créée' },
+  { name: 'a right-to-left override (U+202E)', type: 'push\u202Eexe.txt' },
+  { name: 'a zero-width space (U+200B)', type: 'pu\u200Bsh' },
+  { name: 'a full-width comma', type: 'push\uFF0Cpull_request' },
 ];
 
 function eventFor(
