@@ -187,7 +187,8 @@ async function drill(
 
   // 1. A valid delivery.
   const token = d.newToken();
-  const valid = sign(d.sampleDelivery(provider, { nowMs: Date.now(), url, token }));
+  const delivery = d.sampleDelivery(provider, { nowMs: Date.now(), url, token });
+  const valid = sign(delivery);
   const local = d.checkLocally(provider, { ...valid, url }, [secret]);
   if (!local.ok) {
     checks.push({
@@ -202,8 +203,9 @@ async function drill(
   const accepted = await send(valid);
   expectStatus('accepted', 'valid delivery accepted', 202, accepted);
 
-  // 2. The identical delivery again: the provider's retry.
-  const again = await send(valid);
+  // 2. The identical delivery again: the provider's retry, signed anew at send time as the providers do
+  // (a fresh timestamp), so a short window (Paddle's 5 s) cannot turn a slow first answer into a 401.
+  const again = await send(sign(delivery));
   const duplicate = again.status === 200 && (again.answer as { duplicate?: unknown })?.duplicate === true;
   checks.push({
     id: 'duplicate',
