@@ -106,7 +106,12 @@ async function runRotate(providerId: string, options: RotateOptions): Promise<nu
       print(
         details(versions.map((secret, index) => [LABELS[index] ?? 'older', maskSecret(secret)] as const)),
       );
-      print(`accepted now: the new secret and the previous one; anything older gets 401.`);
+      // Storing the current secret again leaves one version: say so rather than promise a previous one.
+      print(
+        versions.length > 1
+          ? 'accepted now: the new secret and the previous one; anything older gets 401.'
+          : 'accepted now: this secret only (it was already the current one, or there was none before).',
+      );
       print(`${pc.bold('next:')} ${next}`);
     }
     return 0;

@@ -69,6 +69,16 @@ describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
     });
   });
 
+  it('does not promise a previous secret when the value stored is already the current one', async () => {
+    const value = 'partner-secret-stored-twice';
+    expect((await runCli(project.dir, ['secrets', 'rotate', 'mobazha', '--value', value])).code).toBe(0);
+    const again = await runCli(project.dir, ['secrets', 'rotate', 'mobazha', '--value', value]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readSecrets(project.dir).mobazha).toEqual([value]);
+    expect(again.stdout).toContain('this secret only');
+    expect(again.stdout).not.toContain('and the previous one');
+  });
+
   it('shows secrets masked unless --reveal', async () => {
     const [current, previous] = readSecrets(project.dir).github as string[];
     const [masked, revealed] = await Promise.all([
