@@ -68,21 +68,29 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
     write(JSON.stringify(logLine(level, message, attributes)));
   };
 
-  const document = (metrics: [string, StoredMetric][], dimensions: Record<string, string>) => {
-    const line: Record<string, unknown> = {
-      _aws: {
-        Timestamp: now(),
-        CloudWatchMetrics: [
-          {
-            Namespace: options.namespace,
-            Dimensions: [Object.keys(dimensions)],
-            Metrics: metrics.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
-          },
-        ],
-      },
-      ...dimensions,
+  /** Puts the EMF metadata and the metric values on `line`, which must carry the dimensions already. */
+  const withMetrics = (
+    line: Record<string, unknown>,
+    metrics: [string, StoredMetric][],
+    dimensions: string[],
+  ) => {
+    line._aws = {
+      Timestamp: now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: options.namespace,
+          Dimensions: [dimensions],
+          Metrics: metrics.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+        },
+      ],
     };
     for (const [name, { values }] of metrics) line[name] = values.length === 1 ? values[0] : values;
+    return line;
+  };
+
+  const document = (metrics: [string, StoredMetric][], dimensions: Record<string, string>) => {
+    // `_aws` first, as Powertools writes it: a placeholder keeps the key order.
+    const line = withMetrics({ _aws: undefined, ...dimensions }, metrics, Object.keys(dimensions));
     write(JSON.stringify(line));
   };
 
@@ -150,20 +158,8 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
           return;
         }
         stored = new Map();
-        const line = logLine(upper, message, attributes);
         // `service` is a field of every line already: the dimension is the same key.
-        line._aws = {
-          Timestamp: now(),
-          CloudWatchMetrics: [
-            {
-              Namespace: options.namespace,
-              Dimensions: [Object.keys(base)],
-              Metrics: entries.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
-            },
-          ],
-        };
-        for (const [name, { values }] of entries) line[name] = values.length === 1 ? values[0] : values;
-        write(JSON.stringify(line));
+        write(JSON.stringify(withMetrics(logLine(upper, message, attributes), entries, Object.keys(base))));
       },
     },
   };

@@ -39,7 +39,7 @@ export interface DeliveryFacts {
 export type DeliveryResult = DeliveryFacts &
   (
     | { outcome: 'accepted'; id: string; messageId: string; enqueueMs: number }
-    /** `typeConflict`: the same bytes under another event type, not run (Shopify's answer, see below). */
+    /** `typeConflict`: the same bytes under another event type, not run (Scheme.sameBodyOtherType). */
     | { outcome: 'duplicate'; id: string; typeConflict?: true }
     | { outcome: 'handshake'; answer: HandshakeAnswer }
     /** Same dedup key as a record of other bytes, or of the same bytes under another event type. */
@@ -176,14 +176,17 @@ async function claimAndEnqueue(
   const id = `${provider.id}:${delivery.dedupKey}`;
   const pk = inboxKey(provider.id, delivery.dedupKey);
   const claimToken = randomUUID();
-  const large = delivery.body.length > config.inlineLimitBytes;
+  const payloadRef =
+    delivery.body.length > config.inlineLimitBytes
+      ? payloadKey(provider.id, delivery.payloadSha256)
+      : undefined;
   const claiming = inbox.claim({
     provider: provider.id,
     dedupKey: delivery.dedupKey,
     deliveryId: delivery.deliveryId,
     eventType: facts.eventType,
     payloadSha256: delivery.payloadSha256,
-    payloadRef: large ? payloadKey(provider.id, delivery.payloadSha256) : undefined,
+    payloadRef,
     nowMs,
     leaseSeconds: config.claimLeaseSeconds,
     ttlSeconds: recordTtlSeconds(config, provider),
@@ -201,16 +204,22 @@ async function claimAndEnqueue(
     }
     throw error;
   }
-  const send = () => enqueue(deps, provider, delivery, contentType, facts.eventType, nowMs, signal);
+  // The deadline striking during the send is a timeout at the enqueue stage.
+  const send = () =>
+    enqueue(
+      deps,
+      provider,
+      delivery,
+      { contentType, eventType: facts.eventType, payloadRef, nowMs },
+      signal,
+    ).catch((error) => {
+      throw error instanceof DeadlineReached ? new TimedOut('enqueue') : error;
+    });
   switch (claim.kind) {
     case 'duplicate':
       return { ...facts, outcome: 'duplicate', id };
     case 'conflict':
-      // Shopify itself sends one order body under two topics at once (orders/create and orders/updated).
-      // A 409 would have it retry for hours and warn the merchant, and then perhaps remove the
-      // subscription; the body has arrived under its first topic, so the answer is a duplicate: 200, and
-      // nothing runs under the second topic. Elsewhere (GitHub, Square, partners) it is a 409.
-      if (claim.conflict === 'event_type' && provider.scheme === 'shopify')
+      if (claim.conflict === 'event_type' && SCHEMES[provider.scheme]?.sameBodyOtherType === 'duplicate')
         return { ...facts, outcome: 'duplicate', id, typeConflict: true };
       return { ...facts, outcome: 'conflict', conflict: claim.conflict };
     case 'in_flight':
@@ -219,12 +228,7 @@ async function claimAndEnqueue(
       // Another invocation holds the claim, and no mark says whether it has sent yet (verify writes none
       // after the send). Send a copy rather than answer "in flight": the delivery is then durable whatever
       // the other invocation does, and the processor's lease and processed mark run it once.
-      try {
-        await send();
-      } catch (error) {
-        if (error instanceof DeadlineReached) throw new TimedOut('enqueue');
-        throw error;
-      }
+      await send();
       return { ...facts, outcome: 'duplicate', id };
     case 'claimed':
       break;
@@ -240,7 +244,6 @@ async function claimAndEnqueue(
     // may still go through after the release: the retry then enqueues a second copy, which the
     // processor's lease and processed mark absorb.
     await inbox.release(pk, claimToken).catch(() => undefined);
-    if (error instanceof DeadlineReached) throw new TimedOut('enqueue');
     throw error;
   }
   // The message is durable now: 202. No mark follows (three writes a delivery: this claim, the processor's
@@ -254,16 +257,18 @@ async function enqueue(
   deps: AcceptDeliveryDeps,
   provider: ResolvedProvider,
   delivery: VerifiedDelivery,
-  contentType: string,
-  eventType: string | undefined,
-  receivedAtMs: number,
+  facts: {
+    contentType: string;
+    eventType: string | undefined;
+    payloadRef: string | undefined;
+    nowMs: number;
+  },
   signal: AbortSignal,
 ): Promise<string> {
-  const key = payloadKey(provider.id, delivery.payloadSha256);
-  const dataref =
-    delivery.body.length > deps.config.inlineLimitBytes
-      ? await untilAborted(deps.payloads.put(key, delivery.body, delivery.payloadSha256), signal)
-      : undefined;
+  const { contentType, eventType, payloadRef, nowMs: receivedAtMs } = facts;
+  const dataref = payloadRef
+    ? await untilAborted(deps.payloads.put(payloadRef, delivery.body, delivery.payloadSha256), signal)
+    : undefined;
   const envelope = buildEnvelope({
     provider: provider.id,
     dedupKey: delivery.dedupKey,

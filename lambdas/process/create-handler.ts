@@ -54,8 +54,8 @@ const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
 
 const NO_DEADLINE = new AbortController().signal;
 
-/** How long the hand-back waits for SQS: well inside the chain's grace (lambda.ts, 700 ms). */
-const HAND_BACK_MS = 400;
+/** How long the hand-back waits for SQS: inside the chain's grace (lambda.ts), which is derived from it. */
+export const HAND_BACK_MS = 400;
 
 export function queueRecordFrom(record: SQSRecord): QueueRecord {
   const attributes: Record<string, string> = {};

@@ -1,11 +1,14 @@
 // The processor Lambda as a middy chain around the pure factory: the per-invocation signal and its early
 // timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
 // run this chain.
-import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { abortThenAnswer, asInvocation, coldStartFlag, currentInvocation } from '../middleware/invocation';
-import { logContext } from '../middleware/log-context';
-import { createProcessHandler, type ProcessHandler, type ProcessHandlerDeps } from './create-handler';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { lambdaChain } from '../middleware/chain';
+import {
+  createProcessHandler,
+  HAND_BACK_MS,
+  type ProcessHandler,
+  type ProcessHandlerDeps,
+} from './create-handler';
 
 export interface ProcessLambdaOptions {
   /**
@@ -24,22 +27,18 @@ function allFailed(event: SQSEvent | undefined): SQSBatchResponse {
 }
 
 export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOptions = {}): ProcessHandler {
-  const processBatch = createProcessHandler(deps);
-  const isColdStart = coldStartFlag();
-  const chain = middy<SQSEvent, SQSBatchResponse, Error, Context>({
-    timeoutEarlyInMillis: options.timeoutEarlyMs ?? 1_000,
-    timeoutEarlyResponse: abortThenAnswer(options.graceMs ?? 700, allFailed),
-  })
-    .use(logContext(deps.logger))
-    .use({
-      onError: (request) => {
-        // A bug outside the batch logic: fail every record rather than the invocation, so SQS keeps them
-        // on the schedule's visibility rather than the function's retry.
-        deps.logger.error('batch failed', { outcome: 'error', errorName: request.error?.name ?? 'unknown' });
-        request.response = allFailed(request.event);
-      },
-    })
-    .handler((event, context) => processBatch(event, context, currentInvocation().signal));
-  return (event, context) =>
-    asInvocation(event, isColdStart(), () => chain(event, (context ?? {}) as Context));
+  return lambdaChain<SQSEvent, SQSBatchResponse>({
+    handler: createProcessHandler(deps),
+    logger: deps.logger,
+    timeoutEarlyMs: options.timeoutEarlyMs ?? 1_000,
+    // The hand-back is bounded to HAND_BACK_MS; the grace leaves it room to answer first.
+    graceMs: options.graceMs ?? HAND_BACK_MS + 300,
+    timedOut: allFailed,
+    // A bug outside the batch logic: fail every record rather than the invocation, so SQS keeps them on
+    // the schedule's visibility rather than the function's retry.
+    lastResort: (event, error) => {
+      deps.logger.error('batch failed', { outcome: 'error', errorName: error?.name ?? 'unknown' });
+      return allFailed(event);
+    },
+  });
 }

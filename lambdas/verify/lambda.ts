@@ -1,11 +1,8 @@
 // The verify Lambda as a middy chain around the pure factory: the per-invocation signal and its early
 // timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
 // run this chain.
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import { internalErrorAnswer } from '../core/answers';
-import { abortThenAnswer, asInvocation, coldStartFlag, currentInvocation } from '../middleware/invocation';
-import { logContext } from '../middleware/log-context';
+import { lambdaChain } from '../middleware/chain';
 import {
   createVerifyHandler,
   type VerifyHandler,
@@ -34,28 +31,24 @@ const TIMED_OUT: VerifyResponse = {
 
 export function verifyLambda(deps: VerifyHandlerDeps, options: VerifyLambdaOptions = {}): VerifyHandler {
   const verify = createVerifyHandler(deps);
-  const isColdStart = coldStartFlag();
-  const chain = middy<FrontDoorEvent, VerifyResponse, Error, Context>({
-    timeoutEarlyInMillis: options.timeoutEarlyMs ?? 1_500,
-    timeoutEarlyResponse: abortThenAnswer(options.graceMs ?? 1_000, () => {
+  return lambdaChain<FrontDoorEvent, VerifyResponse>({
+    handler: verify,
+    logger: deps.logger,
+    timeoutEarlyMs: options.timeoutEarlyMs ?? 1_500,
+    graceMs: options.graceMs ?? 1_000,
+    timedOut: () => {
       deps.logger.error('delivery timed out', { outcome: 'timed_out', status: 503, reason: 'timeout' });
       return TIMED_OUT;
-    }),
-  })
-    .use(logContext(deps.logger))
-    .use({
-      // A bug, not a dependency failure. Log its name only: a message could quote request data.
-      onError: (request) => {
-        deps.logger.error('verify failed', {
-          outcome: 'error',
-          status: 500,
-          errorName: request.error?.name ?? 'unknown',
-        });
-        deps.metrics.publishStoredMetrics();
-        request.response = { ...internalErrorAnswer(), isBase64Encoded: false };
-      },
-    })
-    .handler((event, context) => verify(event, context, currentInvocation().signal));
-  return (event, context) =>
-    asInvocation(event, isColdStart(), () => chain(event, (context ?? {}) as Context));
+    },
+    // A bug, not a dependency failure. Log its name only: a message could quote request data.
+    lastResort: (_event, error) => {
+      deps.logger.error('verify failed', {
+        outcome: 'error',
+        status: 500,
+        errorName: error?.name ?? 'unknown',
+      });
+      deps.metrics.publishStoredMetrics();
+      return { ...internalErrorAnswer(), isBase64Encoded: false };
+    },
+  });
 }

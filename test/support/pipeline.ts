@@ -89,6 +89,24 @@ export function verifyHandlerFor(
   return { handler: verifyLambda(deps), deps, logger };
 }
 
+/** Fresh resources, a test clock, and the verify handler over them with these secrets: one test's setup. */
+export async function freshVerifyPipeline(
+  ctx: EmulatorContext,
+  secrets: SecretSource | Record<string, string[]>,
+) {
+  const resources = await ctx.provision();
+  const clock = new TestClock();
+  const source =
+    'get' in secrets && typeof secrets.get === 'function' ? (secrets as SecretSource) : undefined;
+  const pipeline = verifyHandlerFor(ctx, resources, {
+    secrets: source ?? new StaticSecrets(secrets as Record<string, string[]>),
+    clock,
+  });
+  return { resources, clock, pipeline };
+}
+
+export type VerifySetup = Awaited<ReturnType<typeof freshVerifyPipeline>>;
+
 export function processHandlerFor(
   ctx: EmulatorContext,
   resources: EmulatorContext['resources'],

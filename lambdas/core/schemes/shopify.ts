@@ -55,6 +55,10 @@ function classicView(headers: HeaderMap): Parsed<HeaderMap> {
 
 export const shopify: Scheme = {
   name: 'shopify',
+  // Shopify sends one order body under two topics at once (orders/create and orders/updated): a 409
+  // would be retried for hours, warn the merchant, and perhaps end the subscription. The body arrived
+  // under its first topic; under the second nothing runs.
+  sameBodyOtherType: 'duplicate',
 
   verify(request, secrets, context) {
     const headers = classicView(request.headers);

@@ -52,4 +52,10 @@ export interface Scheme {
   sign(input: SignInput): Record<string, string>;
   /** A new random secret in the format the provider issues (for local mode and tests). */
   generateSecret(): string;
+  /**
+   * What the same bytes under another event type than the record's are: a `conflict` (409, the default:
+   * a replay through an unsigned type header), or a `duplicate` (200, nothing run) where the provider
+   * itself sends one body under several types.
+   */
+  readonly sameBodyOtherType?: 'conflict' | 'duplicate';
 }

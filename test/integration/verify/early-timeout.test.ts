@@ -8,7 +8,7 @@ import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhook
 import { verifyLambda } from '../../../lambdas/verify/lambda';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
-import { endingIn, StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import { endingIn, freshVerifyPipeline, signedEvent, type VerifySetup } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config });
@@ -17,16 +17,11 @@ const PK = 'standard-webhooks#msg_1';
 /** The chain's defaults: give up 1.5 s before the end; this leaves the handler 300 ms of work first. */
 const REMAINING_MS = 1_800;
 
-let resources: typeof ctx.resources;
-let clock: TestClock;
-let pipeline: ReturnType<typeof verifyHandlerFor>;
+let resources: VerifySetup['resources'];
+let clock: VerifySetup['clock'];
+let pipeline: VerifySetup['pipeline'];
 beforeEach(async () => {
-  resources = await ctx.provision();
-  clock = new TestClock();
-  pipeline = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({ 'standard-webhooks': [SECRET] }),
-    clock,
-  });
+  ({ resources, clock, pipeline } = await freshVerifyPipeline(ctx, { 'standard-webhooks': [SECRET] }));
 });
 
 const event = () =>

@@ -11,11 +11,10 @@ import { attemptFaultForTest } from '../../support/faults';
 import {
   deliverSigned,
   effectCounter,
+  freshVerifyPipeline,
   processHandlerFor,
-  StaticSecrets,
   signedEvent,
-  TestClock,
-  verifyHandlerFor,
+  type VerifySetup,
 } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
@@ -23,16 +22,11 @@ const ctx = useEmulators({ config });
 const SECRET = standardWebhooks.generateSecret();
 const PK = 'standard-webhooks#msg_1';
 
-let resources: typeof ctx.resources;
-let clock: TestClock;
-let pipeline: ReturnType<typeof verifyHandlerFor>;
+let resources: VerifySetup['resources'];
+let clock: VerifySetup['clock'];
+let pipeline: VerifySetup['pipeline'];
 beforeEach(async () => {
-  resources = await ctx.provision();
-  clock = new TestClock();
-  pipeline = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({ 'standard-webhooks': [SECRET] }),
-    clock,
-  });
+  ({ resources, clock, pipeline } = await freshVerifyPipeline(ctx, { 'standard-webhooks': [SECRET] }));
 });
 
 const body = (n = 1) => `{"type":"invoice.paid","timestamp":"2026-11-30T12:00:00Z","data":{"n":${n}}}`;

@@ -8,19 +8,22 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { restProxyEvent } from '../../../local/rest-proxy-event';
 import { useEmulators } from '../../support/emulators';
-import { StaticSecrets, signedEvent, TestClock, verifyHandlerFor } from '../../support/pipeline';
+import {
+  freshVerifyPipeline,
+  StaticSecrets,
+  signedEvent,
+  type VerifySetup,
+  verifyHandlerFor,
+} from '../../support/pipeline';
 
 const config = parseConfig({ providers: { slack: { scheme: 'slack' }, zoom: { scheme: 'zoom' } } });
 const ctx = useEmulators({ config });
 const SECRETS = { slack: ['slack-signing-secret'], zoom: ['zoom-secret-token'] };
-let resources: typeof ctx.resources;
-let clock: TestClock;
-let pipeline: ReturnType<typeof verifyHandlerFor>;
-
+let resources: VerifySetup['resources'];
+let clock: VerifySetup['clock'];
+let pipeline: VerifySetup['pipeline'];
 beforeEach(async () => {
-  resources = await ctx.provision();
-  clock = new TestClock();
-  pipeline = verifyHandlerFor(ctx, resources, { secrets: new StaticSecrets(SECRETS), clock });
+  ({ resources, clock, pipeline } = await freshVerifyPipeline(ctx, SECRETS));
 });
 
 const send = (provider: 'slack' | 'zoom', body: unknown, secret = SECRETS[provider][0]!) =>

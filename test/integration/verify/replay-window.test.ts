@@ -8,11 +8,10 @@ import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import {
   effectCounter,
+  freshVerifyPipeline,
   processHandlerFor,
-  StaticSecrets,
   signedEvent,
-  TestClock,
-  verifyHandlerFor,
+  type VerifySetup,
 } from '../../support/pipeline';
 
 const DAY = 86_400;
@@ -27,22 +26,16 @@ const config = parseConfig({
 const ctx = useEmulators({ config });
 const SECRET = 'replay-secret-for-tests';
 
-let resources: typeof ctx.resources;
-let clock: TestClock;
-let pipeline: ReturnType<typeof verifyHandlerFor>;
-
+let resources: VerifySetup['resources'];
+let clock: VerifySetup['clock'];
+let pipeline: VerifySetup['pipeline'];
 beforeEach(async () => {
-  resources = await ctx.provision();
-  clock = new TestClock();
-  pipeline = verifyHandlerFor(ctx, resources, {
-    secrets: new StaticSecrets({
-      github: [SECRET],
-      'github-short': [SECRET],
-      shopify: [SECRET],
-      stripe: [SECRET],
-    }),
-    clock,
-  });
+  ({ resources, clock, pipeline } = await freshVerifyPipeline(ctx, {
+    github: [SECRET],
+    'github-short': [SECRET],
+    shopify: [SECRET],
+    stripe: [SECRET],
+  }));
 });
 
 // A body that fits both a push and a pull_request handler that read only `repository`.

@@ -15,10 +15,11 @@ import { useEmulators } from '../../support/emulators';
 import { injectFault } from '../../support/faults';
 import {
   effectCounter,
+  freshVerifyPipeline,
   processHandlerFor,
   StaticSecrets,
   signedEvent,
-  TestClock,
+  type VerifySetup,
   verifyHandlerFor,
 } from '../../support/pipeline';
 
@@ -44,14 +45,11 @@ const secrets = () =>
     empty: [],
   });
 
-let resources: typeof ctx.resources;
-let clock: TestClock;
-let pipeline: ReturnType<typeof verifyHandlerFor>;
-
+let resources: VerifySetup['resources'];
+let clock: VerifySetup['clock'];
+let pipeline: VerifySetup['pipeline'];
 beforeEach(async () => {
-  resources = await ctx.provision();
-  clock = new TestClock();
-  pipeline = verifyHandlerFor(ctx, resources, { secrets: secrets(), clock });
+  ({ resources, clock, pipeline } = await freshVerifyPipeline(ctx, secrets()));
 });
 
 const body = (n = 1) => `{"type":"invoice.paid","timestamp":"2026-11-30T12:00:00Z","data":{"n":${n}}}`;
