@@ -1,5 +1,6 @@
 // `webhook-inbox dev` (what `npm start` runs): the local inbox in the foreground until Ctrl-C.
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
 import { loadProjectConfig, projectDir } from '../config/load';
 import { consoleLogger } from '../local/console-log';
@@ -32,11 +33,41 @@ function takeFolder(cwd: string): InstanceLock {
   }
 }
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir loops forever where a parent refuses new entries
+ * with ENOENT (under /proc, say).
+ */
+function makeFolder(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = dirname(dir);
+  if (parent !== dir) makeFolder(parent);
+  mkdirSync(dir);
+}
+
+/**
+ * The --data-dir folder, created if missing. Checked here, before the emulator thread starts: given a file
+ * or a path that cannot be created, dynalite fails on that thread with nothing that names the flag.
+ */
+function usableDataDir(dir: string): string {
+  try {
+    makeFolder(dir);
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    accessSync(dir, constants.R_OK | constants.W_OK);
+    return dir;
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new CliError(
+      `--data-dir ${dir}: not a folder this process can write (${why})`,
+      'give a folder path, or leave --data-dir out to keep the inbox in memory',
+    );
+  }
+}
+
 export async function runDev(options: DevOptions): Promise<void> {
   const started = performance.now();
   const cwd = options.cwd ?? projectDir();
   const config = loadProjectConfig(cwd);
-  const dataDir = options.dataDir ? resolve(cwd, options.dataDir) : undefined;
+  const dataDir = options.dataDir ? usableDataDir(resolve(cwd, options.dataDir)) : undefined;
   // Before anything starts: a second instance in this folder would take local.json from the first.
   const lock = takeFolder(cwd);
   // The emulators load on their own thread while this one loads the SDK and the handlers.

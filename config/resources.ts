@@ -23,6 +23,16 @@ export const LAMBDA_DEFAULTS = {
   processorMemoryMb: 512,
 } as const;
 
+/** How long before its timeout each Lambda's middy chain gives up (lambdas/verify|process/lambda.ts). */
+export const EARLY_TIMEOUT_MS = { verify: 1_500, processor: 1_000 } as const;
+
+/**
+ * The shortest function timeouts the construct accepts: enough to work before the early timeout, and for
+ * the processor also before its handlers' cut-off, 2 s ahead of that (process-record.ts). Shorter, every
+ * request would be answered 503 and every record handed back unstarted.
+ */
+export const MIN_TIMEOUT_SECONDS = { verify: 3, processor: 5 } as const;
+
 /**
  * The DLQ keeps messages as long as SQS allows. A message the redrive policy moves keeps its original
  * enqueue time, so it stays in the DLQ for 14 days minus the time it spent being retried.

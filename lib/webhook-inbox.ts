@@ -22,7 +22,13 @@ import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { CONTEXT_KEY, type Config, ConfigError, type ResolvedProvider } from '../config/index';
 import { encodeLambdaConfig } from '../config/lambda-config';
-import { INBOX_TABLE, LAMBDA_DEFAULTS, payloadExpiryDays, queueSettings } from '../config/resources';
+import {
+  INBOX_TABLE,
+  LAMBDA_DEFAULTS,
+  MIN_TIMEOUT_SECONDS,
+  payloadExpiryDays,
+  queueSettings,
+} from '../config/resources';
 import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
 import {
@@ -283,6 +289,16 @@ export class WebhookInbox extends Construct {
       throw new Error(
         'WebhookInbox: waf cannot be true with api "function-url" (a function URL has no WAF; put CloudFront with a web ACL in front of it yourself)',
       );
+    }
+    for (const [prop, timeout, min] of [
+      ['verifyTimeout', props.verifyTimeout, MIN_TIMEOUT_SECONDS.verify],
+      ['processorTimeout', props.processorTimeout, MIN_TIMEOUT_SECONDS.processor],
+    ] as const) {
+      if (timeout && timeout.toSeconds() < min) {
+        throw new Error(
+          `WebhookInbox: ${prop} must be at least ${min} s (got ${timeout.toSeconds()} s): the Lambda gives up early, before its timeout, to hand its work back`,
+        );
+      }
     }
     if (props.throttle && this.apiKind === 'function-url') {
       throw new Error(

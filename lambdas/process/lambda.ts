@@ -2,6 +2,7 @@
 // timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
 // run this chain.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { EARLY_TIMEOUT_MS } from '../../config/resources';
 import { lambdaChain } from '../middleware/chain';
 import {
   createProcessHandler,
@@ -30,7 +31,7 @@ export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOp
   return lambdaChain<SQSEvent, SQSBatchResponse>({
     handler: createProcessHandler(deps),
     logger: deps.logger,
-    timeoutEarlyMs: options.timeoutEarlyMs ?? 1_000,
+    timeoutEarlyMs: options.timeoutEarlyMs ?? EARLY_TIMEOUT_MS.processor,
     // The hand-back is bounded to HAND_BACK_MS; the grace leaves it room to answer first.
     graceMs: options.graceMs ?? HAND_BACK_MS + 300,
     timedOut: allFailed,

@@ -1,6 +1,7 @@
 // The verify Lambda as a middy chain around the pure factory: the per-invocation signal and its early
 // timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
 // run this chain.
+import { EARLY_TIMEOUT_MS } from '../../config/resources';
 import { internalErrorAnswer } from '../core/answers';
 import { lambdaChain } from '../middleware/chain';
 import {
@@ -34,7 +35,7 @@ export function verifyLambda(deps: VerifyHandlerDeps, options: VerifyLambdaOptio
   return lambdaChain<FrontDoorEvent, VerifyResponse>({
     handler: verify,
     logger: deps.logger,
-    timeoutEarlyMs: options.timeoutEarlyMs ?? 1_500,
+    timeoutEarlyMs: options.timeoutEarlyMs ?? EARLY_TIMEOUT_MS.verify,
     graceMs: options.graceMs ?? 1_000,
     timedOut: () => {
       deps.logger.error('delivery timed out', { outcome: 'timed_out', status: 503, reason: 'timeout' });

@@ -203,6 +203,23 @@ describe('server access log props', () => {
     ]);
   });
 
+  it.each([
+    ['verifyTimeout', 2, 'verifyTimeout must be at least 3 s'],
+    ['processorTimeout', 4, 'processorTimeout must be at least 5 s'],
+  ] as const)(
+    'refuses a %s of %i s, which the early timeout would leave no time in',
+    (prop, seconds, message) => {
+      const config = parseConfig({ providers: { github: { scheme: 'github' } } });
+      expect(
+        () =>
+          new WebhookInbox(new Stack(createApp(), `Short${prop}`), 'Inbox', {
+            config,
+            [prop]: Duration.seconds(seconds),
+          }),
+      ).toThrow(message);
+    },
+  );
+
   it('refuses serverAccessLogsBucket with serverAccessLogs: false', () => {
     expect(() =>
       inboxTemplate({
