@@ -14,8 +14,10 @@ import { MIN_DLQ_DWELL_SECONDS, RETENTION_MARGIN_SECONDS, SQS_MAX_RETENTION_SECO
 import {
   type ConfigInput,
   configSchema,
+  type DestinationConfig,
   type GenericHmacOptions,
   genericHmacOptionsSchema,
+  MAX_DESTINATIONS,
   type ProviderConfig,
   providerSchema,
   SCHEME_NAMES,
@@ -40,10 +42,29 @@ export interface ResolvedQueue extends Omit<z.output<typeof configSchema>['queue
   retrySchedule: number[];
 }
 
-export interface Config extends Omit<z.output<typeof configSchema>, 'providers' | 'queue'> {
+type Resolved<T> = T extends { type: 'handlers' }
+  ? T & { id: string }
+  : Omit<T, 'retrySchedule'> & {
+      id: string;
+      /** The retry steps in seconds: the destination's own, or the inbox's `queue.retrySchedule`. */
+      retrySchedule: number[];
+    };
+
+/** A destination with its id and every default filled in. */
+export type ResolvedDestination = Resolved<DestinationConfig>;
+/** The destinations with a queue of their own: every type but `handlers`. */
+export type ForwardDestination = Exclude<ResolvedDestination, { type: 'handlers' }>;
+
+export interface Config extends Omit<z.output<typeof configSchema>, 'providers' | 'queue' | 'destinations'> {
   providers: Record<string, ResolvedProvider>;
   queue: ResolvedQueue;
+  destinations: Record<string, ResolvedDestination>;
 }
+
+/** What an inbox without `destinations` has: the typed handlers, for every provider and event type. */
+export const DEFAULT_DESTINATIONS: Readonly<Record<string, ResolvedDestination>> = {
+  handlers: { id: 'handlers', type: 'handlers', filter: {} },
+};
 
 /**
  * Seed 001's partner format: `X-Webhook-Signature: v1=<hex>` over `{timestamp}.{body}`. Its `X-Webhook-ID`
@@ -206,8 +227,11 @@ function refuseReplacedKeys(raw: unknown, prefix: string): void {
  * ChangeMessageVisibility (at most 12 h), and every retry must happen while the main queue still keeps
  * the message (its retention, at most 14 days, is the horizon plus a day).
  */
-function resolveRetrySchedule(steps: readonly (string | number)[], prefix: string): number[] {
-  const key = `${prefix}.queue.retrySchedule`;
+function resolveRetrySchedule(
+  steps: readonly (string | number)[],
+  prefix: string,
+  key = `${prefix}.queue.retrySchedule`,
+): number[] {
   const seconds = steps.map((step, index) => {
     const value = durationSeconds(step);
     if (value === undefined) throw new ConfigError(`${key}.${index}: invalid duration (use 30s, 10m, 2h)`);
@@ -250,7 +274,48 @@ export function parseConfig(raw: unknown, prefix = CONTEXT_KEY): Config {
   if (Object.keys(providers).length === 0)
     throw new ConfigError(`${prefix}.providers: at least one provider`);
   const queue = { ...parsed.queue, retrySchedule: resolveRetrySchedule(parsed.queue.retrySchedule, prefix) };
-  return { ...parsed, providers, queue };
+  const destinations = resolveDestinations(parsed.destinations, queue.retrySchedule, providers, prefix);
+  return { ...parsed, providers, queue, destinations };
+}
+
+function resolveDestinations(
+  parsed: Record<string, DestinationConfig> | undefined,
+  inboxSchedule: number[],
+  providers: Record<string, ResolvedProvider>,
+  prefix: string,
+): Record<string, ResolvedDestination> {
+  if (parsed === undefined) return { ...DEFAULT_DESTINATIONS };
+  const entries = Object.entries(parsed);
+  const key = `${prefix}.destinations`;
+  if (entries.length === 0) throw new ConfigError(`${key}: at least one destination (or leave it out)`);
+  if (entries.filter(([, d]) => d.type !== 'handlers').length > MAX_DESTINATIONS) {
+    throw new ConfigError(`${key}: at most ${MAX_DESTINATIONS} destinations besides the handlers`);
+  }
+  if (entries.filter(([, d]) => d.type === 'handlers').length > 1) {
+    throw new ConfigError(`${key}: one handlers destination at most (the handlers would run twice)`);
+  }
+  const resolved: Record<string, ResolvedDestination> = {};
+  for (const [id, destination] of entries) {
+    for (const provider of destination.filter.providers ?? []) {
+      if (!Object.hasOwn(providers, provider)) {
+        throw new ConfigError(`${key}.${id}.filter.providers: ${provider} is not a configured provider`);
+      }
+    }
+    if (destination.type === 'handlers') {
+      resolved[id] = { ...destination, id };
+      continue;
+    }
+    const retrySchedule = destination.retrySchedule
+      ? resolveRetrySchedule(destination.retrySchedule, prefix, `${key}.${id}.retrySchedule`)
+      : inboxSchedule;
+    resolved[id] = { ...destination, id, retrySchedule } as ResolvedDestination;
+  }
+  return resolved;
+}
+
+/** The destinations that have a queue of their own (every type but `handlers`). */
+export function forwardDestinations(config: Pick<Config, 'destinations'>): ForwardDestination[] {
+  return Object.values(config.destinations).filter((d): d is ForwardDestination => d.type !== 'handlers');
 }
 
 export type { ConfigInput };
@@ -260,5 +325,8 @@ export function toConfigInput(config: Config): ConfigInput {
   const providers = Object.fromEntries(
     Object.entries(config.providers).map(([id, { id: _id, ...provider }]) => [id, provider]),
   );
-  return { ...config, providers } as ConfigInput;
+  const destinations = Object.fromEntries(
+    Object.entries(config.destinations).map(([id, { id: _id, ...destination }]) => [id, destination]),
+  );
+  return { ...config, providers, destinations } as ConfigInput;
 }

@@ -2,7 +2,7 @@
 // queue attributes, redrive policy and table keys are created by CloudFormation and by `npm start`.
 import { PAYLOAD_REFRESH_AGE_MS } from '../lambdas/core/payload-lifetime';
 import { maxReceiveCount } from '../lambdas/core/retry-schedule';
-import type { Config } from './index';
+import type { Config, ForwardDestination } from './index';
 import { QUEUE_MAX_MESSAGE_BYTES, SQS_MAX_RETENTION_SECONDS } from './limits';
 import { queueRetentionSeconds } from './retention';
 
@@ -21,6 +21,7 @@ export const LAMBDA_DEFAULTS = {
   verifyMemoryMb: 512,
   processorTimeoutSeconds: 30,
   processorMemoryMb: 512,
+  forwarderMemoryMb: 512,
 } as const;
 
 /** How long before its timeout each Lambda's middy chain gives up (lambdas/verify|process/lambda.ts). */
@@ -87,3 +88,54 @@ export function redrivePolicyAttribute(dlqArn: string, maxReceiveCount: number):
 export function payloadExpiryDays(): number {
   return 2 * (DLQ_RETENTION_SECONDS / 86_400) + PAYLOAD_REFRESH_AGE_MS / 86_400_000;
 }
+
+/**
+ * The forwarder's timeout: room for its slowest destination's connect and response timeouts, and the
+ * writes around the attempt, within one invocation. At least 30 s.
+ */
+export function forwarderTimeoutSeconds(config: Pick<Config, 'destinations'>): number {
+  let slowest = 0;
+  for (const destination of Object.values(config.destinations)) {
+    if (destination.type === 'http') {
+      slowest = Math.max(slowest, destination.connectTimeoutSeconds + destination.responseTimeoutSeconds);
+    }
+  }
+  return Math.max(30, slowest + 15);
+}
+
+/** A destination's queue and DLQ names: `<inbox queue>-to-<id>` and `<inbox queue>-to-<id>-dlq`. */
+export function destinationQueueNames(inboxQueueName: string, destinationId: string) {
+  const queueName = `${inboxQueueName}-to-${destinationId}`;
+  return { queueName, dlqName: `${queueName}-dlq` };
+}
+
+/** SQS's longest queue name. */
+export const SQS_MAX_QUEUE_NAME = 80;
+
+export interface DestinationQueueSettings {
+  visibilityTimeoutSeconds: number;
+  maximumMessageSize: number;
+  /**
+   * Always SQS's longest: a disabled destination's deliveries wait on its queue (whenDisabled `wait`),
+   * and they may wait as long as SQS keeps anything.
+   */
+  retentionSeconds: number;
+  dlqRetentionSeconds: number;
+  maxReceiveCount: number;
+}
+
+export function destinationQueueSettings(
+  destination: ForwardDestination,
+  timeoutSeconds: number,
+): DestinationQueueSettings {
+  return {
+    visibilityTimeoutSeconds: queueVisibilitySeconds(timeoutSeconds),
+    maximumMessageSize: QUEUE_MAX_MESSAGE_BYTES,
+    retentionSeconds: SQS_MAX_RETENTION_SECONDS,
+    dlqRetentionSeconds: DLQ_RETENTION_SECONDS,
+    maxReceiveCount: maxReceiveCount(destination.retrySchedule),
+  };
+}
+
+/** The forwarder's batch: small, so one slow destination's batch holds few deliveries behind it. */
+export const FORWARDER_BATCH_SIZE = 5;

@@ -15,7 +15,23 @@ export const ENV = {
   bucketUrl: 'PAYLOAD_BUCKET_URL',
   /** JSON map of provider id to Secrets Manager secret ARN. */
   secretArns: 'PROVIDER_SECRET_ARNS',
+  /** JSON map of destination id to its resources (DestinationResources), for the processor and forwarder. */
+  destinations: 'DESTINATION_RESOURCES',
 } as const;
+
+/** What the stack (or local mode) made for one destination. */
+export interface DestinationResources {
+  queueUrl: string;
+  queueArn: string;
+  dlqUrl: string;
+  dlqArn: string;
+  /** HTTP: the Secrets Manager secret (or, locally, the secrets file key) of its signing secret. */
+  secretArn?: string;
+  /** EventBridge: the bus's ARN (or, locally, its name). */
+  busArn?: string;
+  /** SQS: the target queue's URL. */
+  targetQueueUrl?: string;
+}
 
 export interface Runtime {
   config: Config;
@@ -26,6 +42,7 @@ export interface Runtime {
   /** Set for the verify Lambda only (see S3PayloadWriter); empty elsewhere. */
   bucketUrl: string;
   secretArns: Record<string, string>;
+  destinations: Record<string, DestinationResources>;
 }
 
 function required(env: Record<string, string | undefined>, name: string): string {
@@ -52,5 +69,9 @@ export function runtimeFromEnv(env: Record<string, string | undefined> = process
     bucketName: required(env, ENV.bucket),
     bucketUrl: env[ENV.bucketUrl] ?? '',
     secretArns: (env[ENV.secretArns] ? json(env, ENV.secretArns) : {}) as Record<string, string>,
+    destinations: (env[ENV.destinations] ? json(env, ENV.destinations) : {}) as Record<
+      string,
+      DestinationResources
+    >,
   };
 }

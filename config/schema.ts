@@ -102,8 +102,93 @@ export const queueSchema = z.strictObject({
   maxBatchingWindowSeconds: z._default(z.number().check(z.int(), z.gte(0), z.lte(300)), 0),
 });
 
+/** Providers and event types a destination receives. Absent lists match everything. */
+export const destinationFilterSchema = z.strictObject({
+  /** Provider ids. */
+  providers: z.optional(z.array(z.string().check(z.regex(PROVIDER_ID_PATTERN))).check(z.minLength(1))),
+  /** Event types; `*` matches any run of characters (`customer.*`, `*.created`, `*`). */
+  eventTypes: z.optional(
+    z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1), z.maxLength(100)),
+  ),
+});
+
+/** What every destination has besides its type's settings. */
+const destinationCommon = {
+  filter: z._default(destinationFilterSchema, {}),
+  /**
+   * How long each retry of a failed forward waits, as `queue.retrySchedule` (whose steps are the default):
+   * each retry waits a uniform draw between 1 s and the step (full jitter).
+   */
+  retrySchedule: z.optional(z.array(retryStepSchema).check(z.minLength(1), z.maxLength(999))),
+  /**
+   * While the destination is disabled (it answered 410 Gone): `wait` keeps its deliveries on its queue
+   * until `destinations enable` (at most the queue's 14 days); `dlq` dead-letters them.
+   */
+  whenDisabled: z._default(z.enum(['wait', 'dlq']), 'wait'),
+  /** The most forwarder invocations this destination may take at once (the event source's maximum concurrency). */
+  maxConcurrency: z._default(z.number().check(z.int(), z.gte(2), z.lte(1000)), 5),
+};
+
+export const httpDestinationSchema = z.strictObject({
+  type: z.literal('http'),
+  url: z.string().check(z.regex(/^https?:\/\/[^\s/?#]+[^\s]*$/), z.maxLength(2048)),
+  /**
+   * Allows loopback, private, link-local and metadata addresses (a service inside your VPC). Off, the
+   * forwarder refuses them after DNS resolution and again at connect time (the SSRF guard).
+   */
+  internal: z._default(z.boolean(), false),
+  connectTimeoutSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(30)), 5),
+  /** From the request sent to the last byte of the answer's status and headers. */
+  responseTimeoutSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(30)), 10),
+  /** Import an existing Secrets Manager secret (a `whsec_` Standard Webhooks secret) instead of creating one. */
+  secretArn: z.optional(
+    z.string().check(z.regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/)),
+  ),
+  ...destinationCommon,
+});
+
+export const eventBridgeDestinationSchema = z.strictObject({
+  type: z.literal('eventbridge'),
+  /** An existing bus, by ARN (another account's too). Absent, the stack creates one for the inbox. */
+  busArn: z.optional(
+    z.string().check(z.regex(/^arn:aws[a-z-]*:events:[a-z0-9-]+:\d{12}:event-bus\/[\w.\-/]+$/)),
+  ),
+  ...destinationCommon,
+});
+
+export const sqsDestinationSchema = z.strictObject({
+  type: z.literal('sqs'),
+  /** An existing queue, by ARN, in this account or another (its policy must let the forwarder send). */
+  queueArn: z.string().check(z.regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}$/)),
+  ...destinationCommon,
+});
+
+/** The typed handlers in `lambdas/events/`, run by the processor itself. */
+export const handlersDestinationSchema = z.strictObject({
+  type: z.literal('handlers'),
+  filter: destinationCommon.filter,
+});
+
+export const destinationSchema = z.discriminatedUnion('type', [
+  httpDestinationSchema,
+  eventBridgeDestinationSchema,
+  sqsDestinationSchema,
+  handlersDestinationSchema,
+]);
+export type DestinationConfig = z.output<typeof destinationSchema>;
+export const DESTINATION_TYPES = ['http', 'eventbridge', 'sqs', 'handlers'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
+/** Each destination other than `handlers` has a queue, a DLQ and an event source of its own. */
+export const MAX_DESTINATIONS = 20;
+
 export const configSchema = z.strictObject({
   providers: z.optional(z.record(z.string().check(z.regex(PROVIDER_ID_PATTERN)), providerSchema)),
+  /**
+   * Where verified events go. Absent, one `handlers` destination: the typed handlers, as before. Present,
+   * only what is listed (list `{ "type": "handlers" }` to keep the handlers too).
+   */
+  destinations: z.optional(z.record(z.string().check(z.regex(PROVIDER_ID_PATTERN)), destinationSchema)),
   /** Bodies above this many bytes go to S3 and the envelope carries `dataref`. */
   inlineLimitBytes: z._default(
     z.number().check(z.int(), z.gte(1024), z.lte(MAX_INLINE_LIMIT_BYTES)),

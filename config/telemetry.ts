@@ -6,7 +6,25 @@ export const METRICS_NAMESPACE = 'WebhookInbox';
 export const SERVICE = {
   verify: 'webhook-inbox-verify',
   process: 'webhook-inbox-process',
+  forward: 'webhook-inbox-forward',
 } as const;
+
+/**
+ * The forwarder's metrics, each with a `destination` dimension (the destination id) besides `service`:
+ * the alarms and widgets are per destination.
+ */
+export const FORWARD_METRICS = {
+  delivered: 'ForwardDelivered',
+  /** An attempt that failed (any reason): the numerator of the failure rate. */
+  attemptFailed: 'ForwardAttemptFailed',
+  deadLettered: 'ForwardDeadLettered',
+  /** Emitted (value 1) whenever the forwarder finds the destination disabled, and when it disables it. */
+  disabled: 'DestinationDisabled',
+  /** From the provider's delivery to the destination's 2xx. */
+  latency: 'ForwardLatency',
+} as const;
+
+export const FORWARD_DIMENSION = 'destination';
 
 export const VERIFY_METRICS = {
   accepted: 'DeliveryAccepted',
@@ -52,6 +70,12 @@ export const STACK_OUTPUTS = {
   /** Prefixes; the suffix is the provider id in PascalCase (`standard-webhooks` -> `StandardWebhooks`). */
   endpointPrefix: 'Endpoint',
   secretArnPrefix: 'SecretArn',
+  forwarderFunctionName: 'ForwarderFunctionName',
+  /** Prefixes; the suffix is the destination id in PascalCase, as for providers. */
+  destinationQueueUrlPrefix: 'DestinationQueueUrl',
+  destinationDlqUrlPrefix: 'DestinationDlqUrl',
+  destinationSecretArnPrefix: 'DestinationSecretArn',
+  eventBusArn: 'EventBusArn',
 } as const;
 
 export function outputSuffix(providerId: string): string {

@@ -1,0 +1,80 @@
+// The SSRF guard's rule (seed 003 §6): which resolved addresses a destination that is not marked
+// `internal` may never be sent to. Pure: the HTTP sender applies it to every address DNS gives, at connect
+// time, so a name that resolves somewhere else on the second lookup (DNS rebinding) is caught too.
+import { BlockList, isIP } from 'node:net';
+
+export type ForbiddenReason =
+  | 'loopback'
+  | 'private'
+  | 'link_local'
+  | 'metadata'
+  | 'unspecified'
+  | 'multicast'
+  | 'reserved';
+
+const RULES: readonly [ForbiddenReason, 'ipv4' | 'ipv6', string, number][] = [
+  // Cloud metadata first: it sits inside link-local, and is the one an attacker wants.
+  ['metadata', 'ipv4', '169.254.169.254', 32],
+  ['metadata', 'ipv4', '169.254.170.2', 32], // ECS task metadata and credentials
+  ['metadata', 'ipv4', '100.100.100.200', 32], // Alibaba Cloud
+  ['metadata', 'ipv6', 'fd00:ec2::254', 128], // EC2 over IPv6
+  ['metadata', 'ipv6', 'fd00:ec2::23', 128], // EC2 DNS
+  ['unspecified', 'ipv4', '0.0.0.0', 8],
+  ['unspecified', 'ipv6', '::', 128],
+  ['loopback', 'ipv4', '127.0.0.0', 8],
+  ['loopback', 'ipv6', '::1', 128],
+  ['private', 'ipv4', '10.0.0.0', 8],
+  ['private', 'ipv4', '172.16.0.0', 12],
+  ['private', 'ipv4', '192.168.0.0', 16],
+  ['private', 'ipv4', '100.64.0.0', 10], // carrier-grade NAT, also used inside clouds
+  ['private', 'ipv4', '198.18.0.0', 15], // benchmarking
+  ['private', 'ipv6', 'fc00::', 7], // unique local
+  ['link_local', 'ipv4', '169.254.0.0', 16],
+  ['link_local', 'ipv6', 'fe80::', 10],
+  ['multicast', 'ipv4', '224.0.0.0', 4],
+  ['multicast', 'ipv6', 'ff00::', 8],
+  ['reserved', 'ipv4', '240.0.0.0', 4], // and 255.255.255.255
+  ['reserved', 'ipv4', '192.0.0.0', 24], // IETF protocol assignments
+  ['reserved', 'ipv4', '192.0.2.0', 24], // documentation
+  ['reserved', 'ipv4', '198.51.100.0', 24],
+  ['reserved', 'ipv4', '203.0.113.0', 24],
+  ['reserved', 'ipv6', '2001:db8::', 32],
+  ['reserved', 'ipv6', '100::', 64], // discard-only
+];
+
+const LISTS = new Map<ForbiddenReason, BlockList>();
+for (const [reason, family, address, prefix] of RULES) {
+  let list = LISTS.get(reason);
+  if (!list) LISTS.set(reason, (list = new BlockList()));
+  list.addSubnet(address, prefix, family);
+}
+
+/**
+ * The IPv4 address an IPv6 one stands for, where it embeds one that the network will reach: mapped
+ * (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/48).
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const lower = address.toLowerCase();
+  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
+  const pair = hex ?? sixToFour;
+  if (!pair) return undefined;
+  const high = Number.parseInt(pair[1] as string, 16);
+  const low = Number.parseInt(pair[2] as string, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** Why the address may not be forwarded to, or undefined if it may. Anything that is not an IP is refused. */
+export function forbiddenAddress(address: string): ForbiddenReason | undefined {
+  const family = isIP(address);
+  if (family === 0) return 'reserved';
+  if (family === 6) {
+    const v4 = embeddedIpv4(address);
+    if (v4 !== undefined) return forbiddenAddress(v4);
+  }
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  for (const [reason, list] of LISTS) if (list.check(address, type)) return reason;
+  return undefined;
+}

@@ -1,0 +1,40 @@
+// A delivery's history at one destination, kept on its inbox record (seed 002's delivery log): attempts,
+// the last answer, when the next attempt comes, and where it ended. Pure.
+
+export const FORWARD_STATES = ['pending', 'retrying', 'delivered', 'dead-lettered', 'waiting'] as const;
+export type ForwardStateName = (typeof FORWARD_STATES)[number];
+
+export interface ForwardState {
+  destination: string;
+  state: ForwardStateName;
+  /** Attempts made, across receives and redrives: the next attempt's number is this plus one. */
+  attempts: number;
+  /** The `webhook-id` every attempt carried. */
+  webhookId: string;
+  lastStatus?: number;
+  /** `http_503`, `connect_timeout`, `blocked_address`, ... (never a message that could quote data). */
+  lastErrorCode?: string;
+  lastAttemptAt?: string;
+  nextAttemptAt?: string;
+  deliveredAt?: string;
+  /** The message a give-up left to the redrive policy: its later receives drain without sending. */
+  deadLetterMessageId?: string;
+}
+
+/** The record attribute that holds one destination's history. */
+export function forwardAttribute(destinationId: string): string {
+  return `forward:${destinationId}`;
+}
+
+export const FORWARD_ATTRIBUTE_PREFIX = 'forward:';
+
+/** The inbox item key of a destination's state (enabled or disabled) and of its hourly counts. */
+export function destinationKey(destinationId: string): string {
+  return `destination#${destinationId}`;
+}
+
+export function destinationCountKey(destinationId: string, hourStartMs: number): string {
+  return `destination#${destinationId}#${new Date(hourStartMs).toISOString().slice(0, 13)}`;
+}
+
+export const HOUR_MS = 3_600_000;
