@@ -44,8 +44,8 @@ const RULES: readonly [ForbiddenReason, 'ipv4' | 'ipv6', string, number][] = [
 
 const LISTS = new Map<ForbiddenReason, BlockList>();
 for (const [reason, family, address, prefix] of RULES) {
-  let list = LISTS.get(reason);
-  if (!list) LISTS.set(reason, (list = new BlockList()));
+  const list = LISTS.get(reason) ?? new BlockList();
+  LISTS.set(reason, list);
   list.addSubnet(address, prefix, family);
 }
 
