@@ -44,10 +44,11 @@ import { type InboxAlarms, InboxMonitoring } from './monitoring';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Entry points of the two Lambdas (each exports `handler`). */
+/** Entry points of the Lambdas (each exports `handler`). */
 export const LAMBDA_ENTRIES = {
   verify: join(PROJECT_ROOT, 'lambdas/verify/handler.ts'),
   process: join(PROJECT_ROOT, 'lambdas/process/handler.ts'),
+  forward: join(PROJECT_ROOT, 'lambdas/forward/handler.ts'),
 } as const;
 
 /**

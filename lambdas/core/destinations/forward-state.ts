@@ -38,3 +38,8 @@ export function destinationCountKey(destinationId: string, hourStartMs: number):
 }
 
 export const HOUR_MS = 3_600_000;
+
+/** The key of a destination's signing secret in local mode's secrets file (beside the providers'). */
+export function localDestinationSecretKey(destinationId: string): string {
+  return `destination:${destinationId}`;
+}
