@@ -2,7 +2,8 @@
 // in Secrets Manager. The SDK calls are the adapters' (stack-outputs.ts, secrets-manager-store.ts in
 // lambdas/adapters); what is left here is the CLI's part: which outputs a stack must have, where each
 // provider's secret is, and the messages and hints for failures.
-import type { Config } from '../config';
+import { type Config, forwardDestinations } from '../config';
+import type { DestinationResources } from '../config/runtime';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
 import { type AwsClients, createAwsClients, createCloudFormationClient } from '../lambdas/adapters/clients';
 import type { SecretStage } from '../lambdas/adapters/secrets';
@@ -92,8 +93,21 @@ export async function awsTarget(
     }
     return arn;
   };
+  const destinations = destinationsOf(outputs, config);
+  const destinationSecretArn = (id: string): string => {
+    const arn = destinations[id]?.secretArn;
+    if (!arn) {
+      throw new CliError(
+        `stack ${options.stack} has no signing secret for destination ${id}`,
+        'is it an http destination, deployed with this cdk.json?',
+      );
+    }
+    return arn;
+  };
+  const store = async () => new SecretsManagerStore((await getClients()).secrets);
   return {
     kind: 'aws',
+    config,
     description: `stack ${options.stack} (${region})`,
     gatewayUrl,
     region,
@@ -106,12 +120,54 @@ export async function awsTarget(
     endpointUrl: (provider) =>
       outputs[`${STACK_OUTPUTS.endpointPrefix}${outputSuffix(provider)}`] ??
       `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
-    secrets: stackSecrets(async () => new SecretsManagerStore((await getClients()).secrets), secretArn),
+    secrets: stackSecrets(store, secretArn),
+    destinations,
+    destinationSecrets: stackSecrets(store, destinationSecretArn),
+    ...(outputs[STACK_OUTPUTS.forwarderFunctionName] === undefined
+      ? {}
+      : { forwarderFunctionName: outputs[STACK_OUTPUTS.forwarderFunctionName] }),
     clients: getClients,
     close: () => {
       for (const client of Object.values(clients ?? {})) client.destroy();
     },
   };
+}
+
+/**
+ * Each forward destination's resources from the stack's outputs (named by the destination id in
+ * PascalCase, as the providers' are). A destination the stack does not have yet (cdk.json changed, not
+ * deployed) is left out.
+ */
+export function destinationsOf(
+  outputs: Record<string, string>,
+  config: Pick<Config, 'destinations'>,
+): Record<string, DestinationResources> {
+  const found: Record<string, DestinationResources> = {};
+  for (const destination of forwardDestinations(config)) {
+    const suffix = outputSuffix(destination.id);
+    const queueUrl = outputs[`${STACK_OUTPUTS.destinationQueueUrlPrefix}${suffix}`];
+    const dlqUrl = outputs[`${STACK_OUTPUTS.destinationDlqUrlPrefix}${suffix}`];
+    if (!queueUrl || !dlqUrl) continue;
+    const secretArn =
+      outputs[`${STACK_OUTPUTS.destinationSecretArnPrefix}${suffix}`] ??
+      (destination.type === 'http' ? destination.secretArn : undefined);
+    found[destination.id] = {
+      queueUrl,
+      queueArn: queueArnOf(queueUrl),
+      dlqUrl,
+      dlqArn: queueArnOf(dlqUrl),
+      ...(secretArn === undefined ? {} : { secretArn }),
+    };
+  }
+  return found;
+}
+
+/** `https://sqs.<region>.amazonaws.com/<account>/<name>` as `arn:aws:sqs:<region>:<account>:<name>`. */
+function queueArnOf(queueUrl: string): string {
+  const match = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\/([\w-]+)$/.exec(queueUrl);
+  if (!match) return '';
+  const partition = queueUrl.includes('.amazonaws.com.cn') ? 'aws-cn' : 'aws';
+  return `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}`;
 }
 
 /** The SecretStore of a stack: each provider's secret in Secrets Manager, through SecretsManagerStore. */

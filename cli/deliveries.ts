@@ -2,6 +2,7 @@
 // last error, times, queue message id.
 import { type Command, InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
+import { FORWARD_ATTRIBUTE_PREFIX, forwardStatesOf } from '../lambdas/core/destinations/forward-state';
 import type { InboxRecord } from '../lambdas/core/inbox';
 import { INBOX_STATUSES } from '../lambdas/core/inbox';
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
@@ -39,10 +40,31 @@ function duration(value: string): number {
   return ms;
 }
 
-/** The record without the lease tokens, which mean nothing outside the pipeline. */
+/**
+ * The record without the lease tokens, which mean nothing outside the pipeline, and with each
+ * destination's history (its `forward:<id>` attributes) as one `destinations` list.
+ */
 function publicRecord(record: InboxRecord) {
   const { claimToken: _claim, processingToken: _processing, ...rest } = record;
-  return rest;
+  const kept = Object.fromEntries(
+    Object.entries(rest).filter(([name]) => !name.startsWith(FORWARD_ATTRIBUTE_PREFIX)),
+  ) as typeof rest;
+  const destinations = forwardStatesOf(record);
+  return destinations.length === 0 ? kept : { ...kept, destinations };
+}
+
+/** One line per destination: where the delivery stands there. */
+function historyRows(record: InboxRecord): string[][] {
+  return forwardStatesOf(record).map((s) => [
+    s.destination,
+    s.state,
+    String(s.attempts),
+    s.lastStatus === undefined
+      ? dash(s.lastErrorCode)
+      : `${s.lastStatus}${s.lastErrorCode ? ` (${s.lastErrorCode})` : ''}`,
+    s.lastAttemptAt ? formatTime(s.lastAttemptAt) : '-',
+    s.state === 'retrying' && s.nextAttemptAt ? formatTime(s.nextAttemptAt) : '-',
+  ]);
 }
 
 export function registerDeliveries(program: Command): void {
@@ -186,8 +208,14 @@ async function runShow(
         ['payload sha256', record.payloadSha256],
         ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
         ['expires', `${expires.slice(0, 19).replace('T', ' ')} (dedup window ends)`],
+        ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
       ]),
     );
+    const rows = historyRows(record);
+    if (rows.length > 0) {
+      print();
+      print(table(['destination', 'state', 'attempts', 'last answer', 'last attempt', 'next attempt'], rows));
+    }
     return 0;
   } finally {
     target.close();

@@ -2,9 +2,11 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pc from 'picocolors';
+import { type Config, ConfigError } from '../config';
 import { loadProjectConfig, projectDir } from '../config/load';
 import { consoleLogger } from '../local/console-log';
 import { startEmulators } from '../local/emulators';
+import { withForwardTo } from '../local/forward-to';
 import {
   acquireInstanceLock,
   type InstanceLock,
@@ -12,11 +14,13 @@ import {
   lockFilePath,
 } from '../local/instance-lock';
 import type { LocalInbox } from '../local/local-inbox';
-import { CliError } from './output';
+import { CliError, UsageError } from './output';
 
 export interface DevOptions {
   port: number;
   dataDir?: string;
+  /** `--forward-to`, repeatable: local services every verified event is forwarded to. */
+  forwardTo?: string[];
   cwd?: string;
 }
 
@@ -63,10 +67,42 @@ function usableDataDir(dir: string): string {
   }
 }
 
+/** The config with the --forward-to URLs as destinations; a bad URL is a usage error naming it. */
+function forwardingTo(config: Config, urls: readonly string[]): Config {
+  try {
+    return withForwardTo(config, urls);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The banner's lines for the destinations other than the handlers. */
+function destinationLines(config: Config): string[] {
+  const lines = Object.values(config.destinations).flatMap((d) => {
+    if (d.type === 'handlers') return [];
+    const target =
+      d.type === 'http'
+        ? d.url
+        : d.type === 'eventbridge'
+          ? (d.busArn ?? 'local bus (recorded)')
+          : d.queueArn;
+    return [`  ${d.id.padEnd(18)} ${d.type.padEnd(11)} ${target}`];
+  });
+  return lines.length === 0
+    ? []
+    : [
+        '',
+        'Forwarding to:',
+        ...lines,
+        `  ${pc.dim('verify what it receives: npx webhook-inbox destinations show <id> --reveal --json')}`,
+      ];
+}
+
 export async function runDev(options: DevOptions): Promise<void> {
   const started = performance.now();
   const cwd = options.cwd ?? projectDir();
-  const config = loadProjectConfig(cwd);
+  const config = forwardingTo(loadProjectConfig(cwd), options.forwardTo ?? []);
   const dataDir = options.dataDir ? usableDataDir(resolve(cwd, options.dataDir)) : undefined;
   // Before anything starts: a second instance in this folder would take local.json from the first.
   const lock = takeFolder(cwd);
@@ -81,6 +117,7 @@ export async function runDev(options: DevOptions): Promise<void> {
       cwd,
       port: options.port,
       dataDir,
+      forwardTo: options.forwardTo,
       emulators,
       lock,
       logs: consoleLogger(),
@@ -103,6 +140,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     ...Object.keys(config.providers).map(
       (id) => `  ${id.padEnd(18)} POST ${state.gatewayUrl}/webhooks/${id}`,
     ),
+    ...destinationLines(config),
     '',
     `  secrets       ${state.secretsFile}`,
     ...inbox.tightened.map((t) =>

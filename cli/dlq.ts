@@ -9,11 +9,47 @@ import { CliError, describeError, details, formatAge, print, printJson, UsageErr
 import { type Opened, runRedrive } from './redrive';
 import type { Target } from './target-types';
 
-async function open(options: TargetOptions): Promise<Opened> {
+interface DestinationOption {
+  /** A destination's own queue and DLQ instead of the inbox's. */
+  destination?: string;
+}
+
+/**
+ * The target as the DLQ tools see it: with --destination, its queue and DLQ stand in for the inbox's,
+ * so list, show, redrive and purge act on that destination's dead letters alone.
+ */
+function queuesOf(target: Target, destination: string | undefined): Target {
+  if (destination === undefined) return target;
+  const made = Object.hasOwn(target.destinations, destination) ? target.destinations[destination] : undefined;
+  if (!made) {
+    const known = Object.keys(target.destinations);
+    throw new UsageError(
+      `no queues for destination "${destination}" on ${target.description}` +
+        (known.length > 0 ? `; destinations with queues: ${known.join(', ')}` : ' (none is configured)'),
+    );
+  }
+  return {
+    ...target,
+    description: `${target.description}, destination ${destination}`,
+    queueUrl: made.queueUrl,
+    queueArn: made.queueArn,
+    dlqUrl: made.dlqUrl,
+    dlqArn: made.dlqArn,
+  };
+}
+
+async function open(options: TargetOptions & DestinationOption): Promise<Opened> {
   const { loadProject } = await import('./context');
   const { config, cwd } = await loadProject();
   const { resolveTarget } = await import('./target');
-  const target = await resolveTarget(options, config, cwd);
+  const resolved = await resolveTarget(options, config, cwd);
+  let target: Target;
+  try {
+    target = queuesOf(resolved, options.destination);
+  } catch (error) {
+    resolved.close();
+    throw error;
+  }
   const clients = await target.clients();
   const { SqsQueueOps } = await import('../lambdas/adapters/sqs-queue-ops');
   const { DynamoInbox } = await import('../lambdas/adapters/dynamo-inbox');
@@ -24,13 +60,20 @@ async function open(options: TargetOptions): Promise<Opened> {
   };
 }
 
-async function withQueue<T extends TargetOptions>(options: T, run: (opened: Opened) => Promise<number>) {
+async function withQueue<T extends TargetOptions & DestinationOption>(
+  options: T,
+  run: (opened: Opened) => Promise<number>,
+) {
   const opened = await open(options);
   try {
     process.exitCode = await run(opened);
   } finally {
     opened.target.close();
   }
+}
+
+function addDestinationOption(command: Command): Command {
+  return command.option('--destination <id>', "a forward destination's DLQ instead of the inbox's");
 }
 
 export function registerDlq(program: Command): void {
@@ -41,6 +84,7 @@ export function registerDlq(program: Command): void {
     .description('the messages in the DLQ, without consuming them')
     .option('--limit <n>', 'at most this many', integer(1, 10_000), 50);
   addTargetOptions(list);
+  addDestinationOption(list);
   addJsonOption(list);
   list.action((options: TargetOptions & JsonOption & { limit: number }) =>
     withQueue(options, (opened) => runList(opened, options)),
@@ -53,6 +97,7 @@ export function registerDlq(program: Command): void {
     .option('--payload', 'print the payload too (it may hold personal data)')
     .option('--scan <n>', 'look at up to this many messages to find it', integer(1, 100_000), 1000);
   addTargetOptions(show);
+  addDestinationOption(show);
   addJsonOption(show);
   show.action(
     (messageId: string, options: TargetOptions & JsonOption & { payload?: boolean; scan: number }) =>
@@ -65,6 +110,7 @@ export function registerDlq(program: Command): void {
     .option('--max-per-second <n>', 'rate limit (default: as fast as SQS allows)', integer(1, 500))
     .option('--dry-run', 'show what would be moved, change nothing');
   addTargetOptions(redrive);
+  addDestinationOption(redrive);
   addJsonOption(redrive);
   redrive.addHelpText(
     'after',
@@ -86,6 +132,7 @@ first: a message that fails again is dead-lettered again.`,
     .description('delete every DLQ message for good (asks for --yes)')
     .option('--yes', 'really delete them');
   addTargetOptions(purge);
+  addDestinationOption(purge);
   addJsonOption(purge);
   purge.action(async (options: TargetOptions & JsonOption & { yes?: boolean }) => {
     if (!options.yes) {

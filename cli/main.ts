@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { version } from '../package.json';
 import { registerDeliveries } from './deliveries';
+import { registerDestinations } from './destinations';
 import { registerDlq } from './dlq';
 import { registerEndpoints } from './endpoints';
 import { EXIT, reportError } from './output';
@@ -37,17 +38,23 @@ export function buildProgram(): Command {
     .description('run the whole inbox locally (what `npm start` runs) until Ctrl-C')
     .option('--port <n>', 'HTTP port (default: PORT, else 3000; 0 picks a free one)', port)
     .option('--data-dir <dir>', 'keep the inbox table here across restarts (default: in memory)')
-    .action(async (options: { port?: string; dataDir?: string }) => {
+    .option(
+      '--forward-to <url>',
+      'also forward every verified event, signed, to this URL (repeatable)',
+      (url: string, urls: string[] = []) => [...urls, url],
+    )
+    .action(async (options: { port?: string; dataDir?: string; forwardTo?: string[] }) => {
       const { localPort } = await import('../config/load');
       const { runDev } = await import('./dev');
       keepRunning = true;
-      await runDev({ port: localPort(options.port), dataDir: options.dataDir });
+      await runDev({ port: localPort(options.port), dataDir: options.dataDir, forwardTo: options.forwardTo });
     });
 
   registerSend(program);
   registerSelftest(program);
   registerDeliveries(program);
   registerDlq(program);
+  registerDestinations(program);
   registerSecrets(program);
   registerEndpoints(program);
 

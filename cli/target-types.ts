@@ -1,5 +1,7 @@
 // What a command acts on, as a type: the local instance or a deployed stack look alike to every command.
 // Kept apart from target.ts, which finds the target, so the code that builds one (aws.ts) needs only this.
+import type { Config } from '../config';
+import type { DestinationResources } from '../config/runtime';
 import type { AwsClients } from '../lambdas/adapters/clients';
 import type { ProvisionedResources } from '../local/resources';
 
@@ -14,6 +16,8 @@ export interface SecretStore {
 
 export interface Target extends ProvisionedResources {
   kind: 'local' | 'aws';
+  /** The configuration the target runs: cdk.json's, and a local instance's `--forward-to` destinations. */
+  config: Config;
   /** For messages: `local instance at http://127.0.0.1:3000` or `stack my-inbox (eu-west-1)`. */
   description: string;
   gatewayUrl: string;
@@ -21,6 +25,12 @@ export interface Target extends ProvisionedResources {
   /** The URL to register with the provider. */
   endpointUrl(provider: string): string;
   secrets: SecretStore;
+  /** What the stack or local mode made for each forward destination, by destination id. */
+  destinations: Record<string, DestinationResources>;
+  /** The destinations' signing secrets, by destination id. */
+  destinationSecrets: SecretStore;
+  /** The forwarder Lambda's name (a stack only): its event source mappings are the destinations' intakes. */
+  forwarderFunctionName?: string;
   /** SDK clients for the target, built on first use. */
   clients(): Promise<AwsClients>;
   close(): void;

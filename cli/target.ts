@@ -13,13 +13,13 @@ export async function resolveTarget(options: TargetOptions, config: Config, cwd:
     if (options.region !== undefined || options.profile !== undefined) {
       throw new UsageError('--region and --profile apply to a deployed stack: add --stack NAME');
     }
-    return localTarget(cwd);
+    return localTarget(cwd, config);
   }
   const { awsTarget } = await import('./aws');
   return awsTarget({ stack: options.stack, region: options.region, profile: options.profile }, config);
 }
 
-async function localTarget(cwd: string): Promise<Target> {
+async function localTarget(cwd: string, projectConfig: Config): Promise<Target> {
   const { readLocalState, stateFilePath } = await import('../local/state-file');
   const { readSecretsFile, writeSecretsFile } = await import('../local/secrets-file');
   const stateFile = stateFilePath(cwd);
@@ -39,10 +39,27 @@ async function localTarget(cwd: string): Promise<Target> {
     );
   }
   const { secretsFile } = state;
+  const { localDestinationSecretKey } = await import('../lambdas/core/destinations/forward-state');
+  /** The secrets file's entries under `key(id)`: the providers' by id, the destinations' prefixed. */
+  const fileSecrets = (key: (id: string) => string): Target['secrets'] => ({
+    location: (id) => `${secretsFile} ["${key(id)}"]`,
+    list: async (id) => readSecretsFile(secretsFile)[key(id)] ?? [],
+    rotate: async (id, value) => {
+      const all = readSecretsFile(secretsFile);
+      const current = all[key(id)]?.[0];
+      // Exactly one previous secret stays valid: anything older is refused from now on.
+      const next = current === undefined || current === value ? [value] : [value, current];
+      all[key(id)] = next;
+      writeSecretsFile(secretsFile, all);
+      return next;
+    },
+  });
   let clients: AwsClients | undefined;
   const gatewayUrl = state.gatewayUrl.replace(/\/+$/, '');
+  const { withForwardTo } = await import('../local/forward-to');
   return {
     kind: 'local',
+    config: withForwardTo(projectConfig, state.forwardTo ?? []),
     description: `local instance at ${gatewayUrl}`,
     gatewayUrl,
     region: state.region,
@@ -53,18 +70,9 @@ async function localTarget(cwd: string): Promise<Target> {
     dlqArn: state.dlqArn,
     bucketName: state.bucketName,
     endpointUrl: (provider) => `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
-    secrets: {
-      location: (provider) => `${secretsFile} ["${provider}"]`,
-      list: async (provider) => readSecretsFile(secretsFile)[provider] ?? [],
-      rotate: async (provider, value) => {
-        const all = readSecretsFile(secretsFile);
-        const current = all[provider]?.[0];
-        // Exactly one previous secret stays valid: anything older is refused from now on.
-        all[provider] = current === undefined || current === value ? [value] : [value, current];
-        writeSecretsFile(secretsFile, all);
-        return all[provider];
-      },
-    },
+    secrets: fileSecrets((provider) => provider),
+    destinations: state.destinations ?? {},
+    destinationSecrets: fileSecrets(localDestinationSecretKey),
     clients: async () => {
       if (!clients) {
         const { createAwsClients } = await import('../lambdas/adapters/clients');

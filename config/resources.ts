@@ -25,7 +25,7 @@ export const LAMBDA_DEFAULTS = {
 } as const;
 
 /** How long before its timeout each Lambda's middy chain gives up (lambdas/verify|process/lambda.ts). */
-export const EARLY_TIMEOUT_MS = { verify: 1_500, processor: 1_000 } as const;
+export const EARLY_TIMEOUT_MS = { verify: 1_500, processor: 1_000, forwarder: 1_000 } as const;
 
 /**
  * The shortest function timeouts the construct accepts: enough to work before the early timeout, and for

@@ -10,6 +10,7 @@ import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-vers
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
+import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
@@ -21,10 +22,11 @@ import { processLambda } from '../lambdas/process/lambda';
 import type { VerifyHandler } from '../lambdas/verify/create-handler';
 import { verifyLambda } from '../lambdas/verify/lambda';
 import { type Emulators, startEmulators } from './emulators';
+import { localSenders, provisionDestinations, startForwarding } from './forwarding';
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import type { Tightened } from './private-files';
-import { provisionResources } from './resources';
+import { DEFAULT_RESOURCE_NAMES, provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
 import { StartupGate } from './startup-gate';
@@ -38,7 +40,8 @@ export interface LocalInboxOptions {
   host?: string;
   /** Keep dynalite's data here across restarts. fauxqs (queues, S3) is always in memory. */
   dataDir?: string;
-  logs: { verify: LogSink; process: LogSink };
+  /** `forward` defaults to `process`'s. */
+  logs: { verify: LogSink; process: LogSink; forward?: LogSink };
   /** Handlers to run; defaults to the project's registry. */
   handlers?: readonly EventDefinition[];
   /**
@@ -51,6 +54,11 @@ export interface LocalInboxOptions {
    * instance is refused before it starts anything. Released with the inbox. @default taken here
    */
   lock?: InstanceLock;
+  /**
+   * The `--forward-to` URLs `config` already holds as destinations (local/forward-to.ts), recorded in
+   * local.json so the CLI knows this instance's destinations as well as cdk.json's.
+   */
+  forwardTo?: readonly string[];
   /** How long a request that arrives while the inbox is starting waits for it before a 503. @default 10 s */
   startupHoldMs?: number;
 }
@@ -138,6 +146,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
   const secretsFile = secretsFilePath(cwd);
   const { tightened } = ensureSecrets(secretsFile, config);
 
+  const destinations = await provisionDestinations(clients, config, DEFAULT_RESOURCE_NAMES.queueName);
   const inbox = new DynamoInbox(clients.dynamodb, resources.tableName);
   const verify = verifyLambda({
     config,
@@ -156,6 +165,10 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
     versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
     handlers: options.handlers ?? EVENT_HANDLERS,
+    forwards: new SqsForwardQueues(
+      clients.sqs,
+      Object.fromEntries(Object.entries(destinations).map(([id, made]) => [id, made.queueUrl])),
+    ),
     clock: systemClock,
     logger: logs.process,
     metrics: noMetrics,
@@ -170,7 +183,23 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     functionTimeoutMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
     handler: processor,
   });
-  return { resources, secretsFile, tightened, verify, source };
+  const forwarding = startForwarding({
+    config,
+    clients,
+    tableName: resources.tableName,
+    bucketName: resources.bucketName,
+    destinations,
+    senders: localSenders({
+      cwd,
+      clients,
+      secretsFile,
+      bucketName: resources.bucketName,
+      s3Endpoint: emulators.endpoints.s3,
+    }),
+    logger: logs.forward ?? logs.process,
+    region: REGION,
+  });
+  return { resources, destinations, secretsFile, tightened, verify, source, forwarding };
 }
 
 interface Running extends Awaited<ReturnType<typeof startPipeline>> {
@@ -222,6 +251,8 @@ function serve(running: Running): LocalInbox {
     endpoints: emulators.endpoints,
     ...running.resources,
     secretsFile: running.secretsFile,
+    destinations: running.destinations,
+    ...(options.forwardTo?.length ? { forwardTo: [...options.forwardTo] } : {}),
     startedAt: new Date().toISOString(),
   };
   // Written first: it is the one step here that can fail, and nothing runs yet that would need stopping.
@@ -235,6 +266,7 @@ function serve(running: Running): LocalInbox {
     listener(request, response);
   });
   source.start();
+  running.forwarding.start();
 
   let stopped: Promise<void> | undefined;
   const stop = () => {
@@ -248,6 +280,7 @@ function serve(running: Running): LocalInbox {
       // Then stop polling; the batch being processed finishes first.
       await source.stop();
       await drainBeforeExit(running);
+      await running.forwarding.stop();
       server.closeAllConnections();
       await closed;
       for (const client of Object.values(clients)) client.destroy();

@@ -38,7 +38,7 @@ export const DEFAULT_RESOURCE_NAMES: ResourceNames = {
   bucketName: 'webhook-inbox-payloads',
 };
 
-type Clients = Pick<AwsClients, 'dynamodb' | 'sqs' | 's3'>;
+export type Clients = Pick<AwsClients, 'dynamodb' | 'sqs' | 's3'>;
 
 async function ensureTable(clients: Clients, tableName: string): Promise<void> {
   try {
@@ -63,7 +63,7 @@ async function ensureTable(clients: Clients, tableName: string): Promise<void> {
 }
 
 /** CreateQueue, or, for a queue that exists with other attributes, SetQueueAttributes. */
-async function ensureQueue(
+export async function ensureQueue(
   clients: Clients,
   queueName: string,
   attributes: Partial<Record<QueueAttributeName, string>>,

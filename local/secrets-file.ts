@@ -3,6 +3,8 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config';
+import { localDestinationSecretKey } from '../lambdas/core/destinations/forward-state';
+import { newDestinationSecret } from '../lambdas/core/destinations/signing';
 import { SCHEMES } from '../lambdas/core/schemes';
 import {
   makePrivateDir,
@@ -51,6 +53,13 @@ export function ensureSecrets(path: string, config: Config): { created: string[]
     if (!scheme) continue;
     secrets[id] = [scheme.generateSecret()];
     created.push(id);
+  }
+  // Each http destination's signing secret, beside the providers' (destinations show <id> --reveal).
+  for (const destination of Object.values(config.destinations)) {
+    const key = localDestinationSecretKey(destination.id);
+    if (destination.type !== 'http' || secrets[key]?.length) continue;
+    secrets[key] = [newDestinationSecret()];
+    created.push(key);
   }
   if (created.length > 0 || !existsSync(path)) writeSecretsFile(path, secrets);
   return { created, tightened };

@@ -13,6 +13,11 @@ export interface EventSourceOptions {
   /** How long the emulated function may run; the lease the processor takes is based on it. */
   functionTimeoutMs: number;
   handler: (event: SQSEvent, context: { getRemainingTimeInMillis(): number }) => Promise<SQSBatchResponse>;
+  /**
+   * Asked before each poll: true stops receiving for a second, as a disabled event source mapping does
+   * (a destination disabled by a 410 Gone). @default never paused
+   */
+  paused?: () => Promise<boolean>;
   /** Called after each batch, for local mode's output and for tests. */
   onBatch?: (batch: { records: number; failed: number; error?: unknown }) => void;
 }
@@ -84,6 +89,10 @@ export class SqsEventSource {
   private async poll(): Promise<void> {
     while (this.running) {
       try {
+        if (await this.options.paused?.()) {
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          continue;
+        }
         // A short long-poll keeps Ctrl-C responsive; Lambda's poller waits up to 20 s.
         await this.runOnce(1);
       } catch {

@@ -2,6 +2,7 @@
 // Written once the instance is ready, removed on shutdown.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DestinationResources } from '../config/runtime';
 import { makePrivateDir } from './private-files';
 import type { ProvisionedResources } from './resources';
 import { STATE_DIR } from './secrets-file';
@@ -12,6 +13,10 @@ export interface LocalState extends ProvisionedResources {
   region: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
   secretsFile: string;
+  /** Each forward destination's queues (and stand-ins), by destination id. */
+  destinations?: Record<string, DestinationResources>;
+  /** `dev --forward-to` URLs: destinations of this instance that cdk.json does not have. */
+  forwardTo?: string[];
   startedAt: string;
 }
 

@@ -3,6 +3,8 @@
 // the emulators.
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -111,4 +113,26 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
 /** The CLI's, for a stack's outputs (`--stack NAME`). Apart from AwsClients: it is needed before the region is known. */
 export function createCloudFormationClient(options: AwsClientOptions = {}): CloudFormationClient {
   return new CloudFormationClient(commonConfig(options, undefined));
+}
+
+/**
+ * The forwarder Lambda's clients: EventBridge for its bus destinations, Lambda for its own event source
+ * mappings (a disabled destination's intake), and the rest as the processor's plus Secrets Manager.
+ */
+export interface ForwardClients extends AwsClients {
+  eventbridge: EventBridgeClient;
+  lambda: LambdaClient;
+}
+
+export function createForwardClients(options: AwsClientOptions = {}): ForwardClients {
+  return {
+    ...createAwsClients(options),
+    eventbridge: new EventBridgeClient(commonConfig(options, undefined)),
+    lambda: new LambdaClient(commonConfig(options, undefined)),
+  };
+}
+
+/** The CLI's, for `destinations enable` on a stack: the forwarder's event source mappings. */
+export function createLambdaClient(options: AwsClientOptions = {}): LambdaClient {
+  return new LambdaClient(commonConfig(options, undefined));
 }

@@ -85,7 +85,12 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       ...seedSets,
     ];
     const leasable = withSameType(LEASABLE, lease.eventType);
+    let leased: Item | undefined;
     const ok = await this.update(pk, {
+      // The whole record comes back at no extra cost: whether the delivery was fanned out already.
+      onApplied: (attributes) => {
+        leased = attributes;
+      },
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: leasable.condition,
       values: {
@@ -102,7 +107,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
       },
     });
-    if (ok) return { kind: 'leased' };
+    if (ok) return { kind: 'leased', forwarded: leased?.forwardedAt?.S !== undefined };
     const existing = await this.get(pk);
     if (existing) return classifyLeaseRefusal(existing, lease);
     // Deleted between the update and the read (only TTL deletes records): the update will create it.
@@ -233,12 +238,14 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     pk: string,
     input: Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
       values: Record<string, string | number | undefined>;
+      /** Given the record as the applied update left it (ReturnValues ALL_NEW). */
+      onApplied?: (attributes: Item | undefined) => void;
     },
   ): Promise<boolean> {
     const uses = (placeholder: string) =>
       `${input.UpdateExpression} ${input.ConditionExpression}`.includes(placeholder);
-    return conditionalWrite('UpdateItem', () =>
-      this.client.send(
+    return conditionalWrite('UpdateItem', async () => {
+      const answer = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: toAttributes({ pk }),
@@ -246,8 +253,18 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
           ConditionExpression: input.ConditionExpression,
           ...(uses('#status') ? { ExpressionAttributeNames: STATUS_NAME } : {}),
           ExpressionAttributeValues: toAttributes(input.values),
+          ...(input.onApplied ? { ReturnValues: 'ALL_NEW' as const } : {}),
         }),
-      ),
-    );
+      );
+      input.onApplied?.(answer.Attributes);
+    });
+  }
+
+  async markForwarded(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
+    return this.update(pk, {
+      UpdateExpression: 'SET forwardedAt = :at',
+      ConditionExpression: OWN_LEASE,
+      values: { ':at': new Date(nowMs).toISOString(), ':processingToken': processingToken },
+    });
   }
 }

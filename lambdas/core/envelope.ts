@@ -36,6 +36,8 @@ export const MESSAGE_ATTRIBUTES = {
   dedupKey: 'dedupKey',
   /** Set on messages the processor dead-letters itself. */
   errorCode: 'errorCode',
+  /** On a destination queue's messages: the destination they are for. */
+  destination: 'destination',
 } as const;
 
 export interface EnvelopeInput {

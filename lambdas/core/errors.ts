@@ -13,7 +13,7 @@ export class WebhookInboxError extends Error {
  */
 export class DependencyError extends WebhookInboxError {
   constructor(
-    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'cloudformation',
+    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'cloudformation' | 'eventbridge' | 'lambda',
     readonly operation: string,
     options?: ErrorOptions,
   ) {

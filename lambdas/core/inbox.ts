@@ -42,6 +42,8 @@ export interface InboxRecord {
   receivedAt: string;
   enqueuedAt?: string;
   processedAt?: string;
+  /** When the processor sent the delivery's copies to its destinations' queues (destinations, README). */
+  forwardedAt?: string;
   attempts: number;
   lastErrorCode?: string;
   messageId?: string;
@@ -156,7 +158,8 @@ export interface LeaseRequest {
 }
 
 export type LeaseOutcome =
-  | { kind: 'leased' }
+  /** `forwarded`: an earlier receive sent the delivery's copies to its destinations' queues already. */
+  | { kind: 'leased'; forwarded?: boolean }
   /** Done already: a second copy, or a redrive of something that succeeded. */
   | { kind: 'processed'; existing: InboxRecord }
   /** The record holds other bytes, or another type, under the same key: this message must never run. */
@@ -175,7 +178,7 @@ export type LeaseOutcome =
  */
 export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseRequest): LeaseOutcome {
   if (existing.processingToken === request.token && existing.status === 'processing')
-    return { kind: 'leased' };
+    return { kind: 'leased', forwarded: existing.forwardedAt !== undefined };
   // Other bytes or another type than the record's are a conflict even once the record is processed:
   // skipping them as a duplicate would drop a different event without a word.
   const conflict = mismatch(existing, request);

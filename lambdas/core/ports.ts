@@ -43,6 +43,11 @@ export interface Inbox {
    */
   markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
   /**
+   * Records that the delivery's copies are on its destinations' queues, so a later receive (a handler's
+   * retry) does not send them again. Conditioned on our token; false if not ours.
+   */
+  markForwarded(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
+  /**
    * A lease taken but never used: the invocation ran out before the handler started. The lease lapses at
    * once and nothing is counted. Conditioned on our token; false if not ours.
    */

@@ -13,11 +13,14 @@ import { queueVisibilitySeconds } from '../../config/resources';
 import { recordTtlSeconds } from '../../config/retention';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
+import { destinationsFor } from './destinations/filter';
+import type { ForwardQueues } from './destinations/ports';
 import type { Envelope } from './envelope';
+import { envelopeAttributes, MESSAGE_ATTRIBUTES } from './envelope';
 import { parseEnvelope } from './envelope-schema';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
 import { inboxKey, type LeaseOutcome } from './inbox';
-import { payloadNeedsRefresh } from './payload-lifetime';
+import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
@@ -59,6 +62,8 @@ export interface ProcessDeps {
   signal?: AbortSignal;
   /** Told the moment a record's handler is about to run, so the Lambda layer knows what has started. */
   onStarted?: (messageId: string) => void;
+  /** The destinations' queues (destinations, README). Required when the config has forward destinations. */
+  forwards?: ForwardQueues;
 }
 
 export type RecordResult = {
@@ -118,23 +123,6 @@ function route(
   return fallback;
 }
 
-async function loadPayload(deps: ProcessDeps, envelope: Envelope): Promise<Buffer> {
-  if (envelope.data_base64 !== undefined) {
-    const body = Buffer.from(envelope.data_base64, 'base64');
-    if (sha256Hex(body) !== envelope.payloadsha256) throw new PermanentError('payload_mismatch');
-    return body;
-  }
-  const ref = envelope.dataref as string;
-  const stored = await deps.payloads.get(ref);
-  if (sha256Hex(stored.body) !== envelope.payloadsha256) throw new PermanentError('payload_mismatch');
-  // A redrive enqueues the message anew with a fresh retention clock; the object's lifecycle clock must
-  // not run out first. A failed rewrite is transient: the next receive rewrites again.
-  if (payloadNeedsRefresh(stored.lastModifiedMs, deps.clock.now())) {
-    await deps.payloads.rewrite(ref, stored.body, envelope.payloadsha256);
-  }
-  return stored.body;
-}
-
 /** The same JSON reading as the verify side's (strict UTF-8, a leading BOM ignored), so what it accepted parses. */
 function parseData(handler: EventDefinition, body: Buffer): unknown {
   const json = parseJson(body);
@@ -192,7 +180,16 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   }
 
   const ordering = versionGuard(deps, envelope);
+  const targets = destinationsFor(deps.config, envelope.provider, envelope.type);
+  const runsHandlers = targets.some((destination) => destination.type === 'handlers');
   try {
+    if (!lease.forwarded)
+      await fanOut(deps, record, envelope, targets, runsHandlers ? { pk, token } : undefined);
+    // Forwarded only (or to nothing): the delivery is done here; each destination's queue takes it on.
+    if (!runsHandlers) {
+      const marked = await markProcessed(deps, pk, token);
+      return { ...facts, outcome: 'processed', ...(marked === 'failed' ? { markFailed: true } : {}) };
+    }
     const body = await loadPayload(deps, envelope);
     const handler = route(deps.handlers, envelope.provider, envelope.type);
     if (!handler) {
@@ -252,6 +249,45 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     ...(marked === 'failed' ? { markFailed: true } : {}),
     ...(marked === 'not_ours' ? { leaseLost: true } : {}),
   };
+}
+
+/**
+ * Sends the delivery's copy to each forward destination's queue: the message as it came, with the
+ * destination named. When the handlers run after it, the record says so first, so that a handler's retry
+ * does not send the copies again. A failed send fails the receive (a transient failure, retried): a copy
+ * sent twice is skipped by the forwarder once delivered, and carries the same `webhook-id` either way.
+ */
+async function fanOut(
+  deps: ProcessDeps,
+  record: QueueRecord,
+  envelope: Envelope,
+  targets: readonly { id: string; type: string }[],
+  lease: { pk: string; token: string } | undefined,
+): Promise<void> {
+  const forwards = targets.filter((destination) => destination.type !== 'handlers');
+  if (forwards.length === 0) return;
+  const queues = deps.forwards;
+  if (!queues) throw new Error('destinations are configured but the processor has no forward queues');
+  const attributes = { ...envelopeAttributes(envelope) };
+  await Promise.all(
+    forwards.map((destination) =>
+      queues.send(destination.id, {
+        body: record.body,
+        attributes: { ...attributes, [MESSAGE_ATTRIBUTES.destination]: destination.id },
+      }),
+    ),
+  );
+  if (lease) {
+    const marked = await retryWrite(() => deps.inbox.markForwarded(lease.pk, lease.token, deps.clock.now()), {
+      clock: deps.clock,
+      deadlineMs: deps.deadlineMs,
+      random: deps.random,
+      sleep: deps.sleep,
+    });
+    // Not written: a handler's retry would send the copies again; each is still delivered once.
+    if (!marked.ok)
+      deps.log('fan-out not recorded: a retry sends the copies again', { dedupKey: envelope.dedupkey });
+  }
 }
 
 /** Kept after the handler's deadline for the marks and the visibility change (less on short invocations). */

@@ -8,6 +8,7 @@ import { DynamoInbox } from '../adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../adapters/dynamo-resource-versions';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadReader } from '../adapters/s3-payloads';
+import { SqsForwardQueues } from '../adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
 import { EVENT_HANDLERS } from '../events';
@@ -23,6 +24,10 @@ export const handler = processLambda({
   messages: new SqsMessageControl(clients.sqs, runtime.queueUrl),
   versions: new DynamoResourceVersions(clients.dynamodb, runtime.tableName),
   handlers: EVENT_HANDLERS,
+  forwards: new SqsForwardQueues(
+    clients.sqs,
+    Object.fromEntries(Object.entries(runtime.destinations).map(([id, made]) => [id, made.queueUrl])),
+  ),
   clock: systemClock,
   defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
   ...jsonTelemetry({ service: SERVICE.process, namespace: METRICS_NAMESPACE }),

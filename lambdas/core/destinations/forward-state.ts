@@ -43,3 +43,28 @@ export const HOUR_MS = 3_600_000;
 export function localDestinationSecretKey(destinationId: string): string {
   return `destination:${destinationId}`;
 }
+
+/**
+ * The histories on a record as the inbox adapter reads it (each `forward:<id>` attribute is the state's
+ * JSON), in destination-id order. Unreadable ones are left out.
+ */
+export function forwardStatesOf(record: object): ForwardState[] {
+  const states: ForwardState[] = [];
+  for (const [name, value] of Object.entries(record)) {
+    if (!name.startsWith(FORWARD_ATTRIBUTE_PREFIX) || typeof value !== 'string') continue;
+    const state = parseForwardState(value);
+    if (state) states.push(state);
+  }
+  return states.sort((a, b) => (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0));
+}
+
+export function parseForwardState(text: string): ForwardState | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<ForwardState>;
+    if (typeof value?.destination !== 'string' || typeof value.attempts !== 'number') return undefined;
+    if (!FORWARD_STATES.includes(value.state as ForwardStateName)) return undefined;
+    return value as ForwardState;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,132 @@
+// Each destination's state (enabled or disabled, and why) and its hourly delivered/failed counts, as
+// items of the inbox table beside the deliveries (`destination#<id>`, `destination#<id>#<hour>`). They
+// have no `status` attribute, so delivery listings never show them.
+import {
+  BatchGetItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { destinationCountKey, destinationKey, HOUR_MS } from '../core/destinations/forward-state';
+import type { DestinationCounts, DestinationStates, DestinationStatus } from '../core/destinations/ports';
+import type { Clock } from '../core/ports';
+import { systemClock } from '../core/ports';
+import { callDependency } from './dependency-call';
+import { toAttributes } from './inbox-item';
+
+/** Hourly counts are kept two days: `destinations list` shows the last 24 hours. */
+const COUNT_TTL_SECONDS = 2 * 86_400;
+
+export interface DestinationStatesOptions {
+  /**
+   * How long a warm forwarder trusts the state it read. A disable written here is seen at once by this
+   * container; other containers see it within this time (each still sends at most that long). @default 5000
+   */
+  cacheMs?: number;
+  clock?: Clock;
+}
+
+export class DynamoDestinationStates implements DestinationStates {
+  private readonly cache = new Map<string, { status: DestinationStatus; atMs: number }>();
+  private readonly cacheMs: number;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    options: DestinationStatesOptions = {},
+  ) {
+    this.cacheMs = options.cacheMs ?? 5_000;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  async status(destinationId: string): Promise<DestinationStatus> {
+    const cached = this.cache.get(destinationId);
+    if (cached && this.clock.now() - cached.atMs < this.cacheMs) return cached.status;
+    const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: toAttributes({ pk: destinationKey(destinationId) }),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const status: DestinationStatus = {
+      enabled: item?.state?.S !== 'disabled',
+      ...(item?.reason?.S === undefined ? {} : { reason: item.reason.S }),
+      ...(item?.changedAt?.S === undefined ? {} : { changedAt: item.changedAt.S }),
+    };
+    this.cache.set(destinationId, { status, atMs: this.clock.now() });
+    return status;
+  }
+
+  async disable(destinationId: string, reason: string, nowMs: number): Promise<void> {
+    await this.write(destinationId, { enabled: false, reason, changedAt: new Date(nowMs).toISOString() });
+  }
+
+  async enable(destinationId: string, nowMs: number): Promise<void> {
+    await this.write(destinationId, { enabled: true, changedAt: new Date(nowMs).toISOString() });
+  }
+
+  private async write(destinationId: string, status: DestinationStatus): Promise<void> {
+    await callDependency('dynamodb', 'PutItem', () =>
+      this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: toAttributes({
+            pk: destinationKey(destinationId),
+            state: status.enabled ? 'enabled' : 'disabled',
+            reason: status.reason,
+            changedAt: status.changedAt,
+          }),
+        }),
+      ),
+    );
+    this.cache.set(destinationId, { status, atMs: this.clock.now() });
+  }
+
+  async count(destinationId: string, counts: DestinationCounts, nowMs: number): Promise<void> {
+    const hourStartMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+    await callDependency('dynamodb', 'UpdateItem', () =>
+      this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: toAttributes({ pk: destinationCountKey(destinationId, hourStartMs) }),
+          UpdateExpression: 'ADD delivered :delivered, failed :failed SET expiresAt = :expiresAt',
+          ExpressionAttributeValues: toAttributes({
+            ':delivered': counts.delivered,
+            ':failed': counts.failed,
+            ':expiresAt': Math.floor(hourStartMs / 1000) + COUNT_TTL_SECONDS,
+          }),
+        }),
+      ),
+    );
+  }
+
+  async recent(destinationId: string, hours: number, nowMs: number): Promise<DestinationCounts> {
+    const hourStartMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+    const keys = Array.from({ length: hours }, (_, i) =>
+      destinationCountKey(destinationId, hourStartMs - i * HOUR_MS),
+    );
+    const total: DestinationCounts = { delivered: 0, failed: 0 };
+    // BatchGetItem takes 100 keys; 24 hours is one call.
+    for (let start = 0; start < keys.length; start += 100) {
+      let request: Record<string, { Keys: ReturnType<typeof toAttributes>[] }> | undefined = {
+        [this.tableName]: { Keys: keys.slice(start, start + 100).map((pk) => toAttributes({ pk })) },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const answer = await callDependency('dynamodb', 'BatchGetItem', () =>
+          this.client.send(new BatchGetItemCommand({ RequestItems: request })),
+        );
+        for (const item of answer.Responses?.[this.tableName] ?? []) {
+          total.delivered += Number(item.delivered?.N ?? 0);
+          total.failed += Number(item.failed?.N ?? 0);
+        }
+        request = answer.UnprocessedKeys as typeof request;
+      }
+    }
+    return total;
+  }
+}

@@ -1,0 +1,343 @@
+// One destination-queue message through the forwarder: parse, check the destination is enabled, read the
+// delivery's history there, load the bytes, attempt, judge the answer, record it, and then acknowledge,
+// wait (the schedule, or the destination's Retry-After) or give up. Pure orchestration over the ports.
+//
+// As in the processor (process-record.ts), a message reaches its DLQ only through the queue's redrive
+// policy: a give-up records `dead-lettered` naming the message and hands it back at once, and its later
+// receives drain without sending, so the AWS console's "Start DLQ redrive" works for every message.
+import type { Config, ForwardDestination } from '../../../config';
+import { PermanentError } from '../../events/errors';
+import { type Envelope, MESSAGE_ATTRIBUTES } from '../envelope';
+import { parseEnvelope } from '../envelope-schema';
+import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from '../errors';
+import { inboxKey } from '../inbox';
+import { loadPayload } from '../load-payload';
+import type { Clock, MessageControl, PayloadReader } from '../ports';
+import { isLastReceive, MAX_STEP_SECONDS } from '../retry-schedule';
+import { type AttemptResult, forwardDelaySeconds, judgeAttempt } from './attempt';
+import type { ForwardState } from './forward-state';
+import type { DestinationSenders, DestinationStates, ForwardLog } from './ports';
+import { webhookId } from './signing';
+
+export interface ForwardDeps {
+  config: Pick<Config, 'destinations'>;
+  senders: DestinationSenders;
+  history: ForwardLog;
+  states: DestinationStates;
+  payloads: PayloadReader;
+  /** The hold on a message of the destination's own queue. */
+  messagesFor(destinationId: string): MessageControl;
+  clock: Clock;
+  random?: () => number;
+  /** When the invocation started, epoch ms: SQS counts a visibility change's 12 h from the receive. */
+  invocationStartedMs: number;
+  /** Aborted when the invocation is about to time out: a record not started by then is not started. */
+  signal?: AbortSignal;
+}
+
+export interface ForwardRecordInput {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  receiveCount: number;
+  sentTimestampMs: number;
+  attributes: Record<string, string>;
+}
+
+export type ForwardResult = {
+  destination?: string;
+  provider?: string;
+  eventType?: string;
+  dedupKey?: string;
+  /** This attempt's number, when one was made. */
+  attempt?: number;
+  /** The destination's HTTP status, when it answered. */
+  status?: number;
+  /** False when the history could not be written (the attempt's result stands). */
+  recorded?: boolean;
+} & (
+  | {
+      outcome: 'delivered' /** From the provider's delivery to the destination's acceptance. */;
+      latencyMs: number;
+    }
+  /** Delivered already (a second copy, or a redrive of a delivered one): nothing sent. */
+  | { outcome: 'duplicate_skipped' }
+  | {
+      outcome: 'retry';
+      code: string;
+      delaySeconds: number /** Whether an attempt failed (not a read). */;
+      attempted: boolean;
+    }
+  | { outcome: 'dead_lettered'; code: string; attempted: boolean }
+  /** A later receive of a message given up already, on its way to the DLQ. */
+  | { outcome: 'draining'; code: string }
+  /** The destination is disabled (410) and keeps its deliveries until `destinations enable`. */
+  | {
+      outcome: 'waiting';
+      code: string;
+      delaySeconds: number /** This attempt's 410 disabled it. */;
+      disabledNow: boolean;
+    }
+  | { outcome: 'not_started' }
+);
+
+type Facts = Omit<ForwardResult, 'outcome'>;
+
+/** Own keys only: an id from a message attribute must not find Object's members. */
+function forwardDestination(
+  config: ForwardDeps['config'],
+  id: string | undefined,
+): ForwardDestination | undefined {
+  if (id === undefined || !Object.hasOwn(config.destinations, id)) return undefined;
+  const destination = config.destinations[id];
+  return destination && destination.type !== 'handlers' ? destination : undefined;
+}
+
+function failureCode(error: unknown): { permanent: boolean; code: string } {
+  if (error instanceof PermanentError) return { permanent: true, code: error.code };
+  if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
+  if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
+  if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
+  return { permanent: false, code: error instanceof Error && error.name ? error.name : 'error' };
+}
+
+export async function forwardRecord(deps: ForwardDeps, record: ForwardRecordInput): Promise<ForwardResult> {
+  if (deps.signal?.aborted) return { outcome: 'not_started' };
+  const envelope = parseEnvelope(record.body);
+  const destination = forwardDestination(deps.config, record.attributes[MESSAGE_ATTRIBUTES.destination]);
+  const messages = destination ? deps.messagesFor(destination.id) : undefined;
+  // Not written by the processor, or for a destination no longer configured: nothing to send it with.
+  // It drains to the DLQ, where an operator sees it (and can redrive it once the destination is back).
+  if (!envelope || !destination || !messages) {
+    if (messages) await drain(messages, record);
+    return {
+      outcome: 'dead_lettered',
+      code: envelope ? 'unknown_destination' : 'malformed_envelope',
+      attempted: false,
+    };
+  }
+  const facts: Facts = {
+    destination: destination.id,
+    provider: envelope.provider,
+    eventType: envelope.type,
+    dedupKey: envelope.dedupkey,
+  };
+  const step = new ForwardStep(deps, destination, messages, record, envelope, facts);
+  return step.run();
+}
+
+/** One receive of one message for one destination. */
+class ForwardStep {
+  private readonly pk: string;
+  private readonly id: string;
+  private prior: ForwardState | undefined;
+
+  constructor(
+    private readonly deps: ForwardDeps,
+    private readonly destination: ForwardDestination,
+    private readonly messages: MessageControl,
+    private readonly record: ForwardRecordInput,
+    private readonly envelope: Envelope,
+    private readonly facts: Facts,
+  ) {
+    this.pk = inboxKey(envelope.provider, envelope.dedupkey);
+    this.id = webhookId(envelope.id);
+  }
+
+  async run(): Promise<ForwardResult> {
+    let body: Buffer;
+    try {
+      const status = await this.deps.states.status(this.destination.id);
+      this.prior = await this.deps.history.get(this.pk, this.destination.id);
+      if (this.prior?.state === 'delivered') return { ...this.facts, outcome: 'duplicate_skipped' };
+      if (this.prior?.state === 'dead-lettered' && this.prior.deadLetterMessageId === this.record.messageId) {
+        await drain(this.messages, this.record);
+        return { ...this.facts, outcome: 'draining', code: this.prior.lastErrorCode ?? 'dead_lettered' };
+      }
+      if (!status.enabled) return this.disabled(status.reason ?? 'destination_disabled', false);
+      body = await loadPayload(this.deps, this.envelope);
+    } catch (error) {
+      const failure = failureCode(error);
+      if (failure.permanent) return this.giveUp(failure.code, false);
+      return this.retry(failure.code, undefined, false);
+    }
+    if (this.deps.signal?.aborted) return { ...this.facts, outcome: 'not_started' };
+
+    const attempt = (this.prior?.attempts ?? 0) + 1;
+    const sender = this.deps.senders[this.destination.type];
+    if (!sender) throw new Error(`no sender for destination type ${this.destination.type}`);
+    const attemptMs = this.deps.clock.now();
+    let result: AttemptResult;
+    try {
+      result = await sender.send({
+        destination: this.destination,
+        webhookId: this.id,
+        envelope: this.envelope,
+        body,
+        attempt,
+        nowMs: attemptMs,
+      });
+    } catch (error) {
+      // Not the destination's failure (its secret's store is down, say): no attempt was made.
+      return this.retry(failureCode(error).code, undefined, false);
+    }
+    const verdict = judgeAttempt(result, this.deps.clock.now());
+    const status = result.kind === 'answered' ? result.status : undefined;
+    const attemptFacts = { attempt, ...(status === undefined ? {} : { status }) };
+    const attempted: Omit<ForwardState, 'state'> = {
+      destination: this.destination.id,
+      webhookId: this.id,
+      attempts: attempt,
+      lastAttemptAt: new Date(attemptMs).toISOString(),
+      ...(status === undefined ? {} : { lastStatus: status }),
+      ...(verdict.kind === 'delivered' ? {} : { lastErrorCode: verdict.code }),
+    };
+    this.prior = { ...attempted, state: this.prior?.state ?? 'pending' };
+    switch (verdict.kind) {
+      case 'delivered': {
+        const nowMs = this.deps.clock.now();
+        const recorded = await this.write({
+          ...attempted,
+          state: 'delivered',
+          deliveredAt: new Date(nowMs).toISOString(),
+        });
+        const latencyMs = Math.max(0, nowMs - Date.parse(this.envelope.time));
+        return {
+          ...this.facts,
+          ...attemptFacts,
+          outcome: 'delivered',
+          latencyMs,
+          ...(recorded ? {} : { recorded }),
+        };
+      }
+      case 'retry':
+        return { ...(await this.retry(verdict.code, verdict.retryAfterSeconds, true)), ...attemptFacts };
+      case 'permanent':
+        return { ...(await this.giveUp(verdict.code, true)), ...attemptFacts };
+      case 'gone':
+        await this.deps.states
+          .disable(this.destination.id, verdict.code, this.deps.clock.now())
+          .catch(() => undefined);
+        return { ...(await this.disabled(verdict.code, true)), ...attemptFacts };
+    }
+  }
+
+  /** Disabled: wait on the queue (the intake is paused, see forward-batch), or dead-letter per its setting. */
+  private async disabled(code: string, disabledNow: boolean): Promise<ForwardResult> {
+    if (this.destination.whenDisabled === 'dlq') return this.giveUp(code, disabledNow);
+    // Hidden for a schedule step, so that if the intake could not be paused the message still follows
+    // the schedule to the DLQ rather than spinning; once paused, nothing receives it until enabled.
+    const delaySeconds = this.delay(undefined);
+    await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
+    const recorded =
+      this.prior?.state === 'waiting' && !disabledNow
+        ? true
+        : await this.write({ ...this.base(), state: 'waiting', lastErrorCode: code });
+    return {
+      ...this.facts,
+      outcome: 'waiting',
+      code,
+      delaySeconds,
+      disabledNow,
+      ...(recorded ? {} : { recorded }),
+    };
+  }
+
+  private async retry(
+    code: string,
+    retryAfterSeconds: number | undefined,
+    attempted: boolean,
+  ): Promise<ForwardResult> {
+    if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
+      return this.giveUp(code, attempted);
+    }
+    const delaySeconds = this.delay(retryAfterSeconds);
+    // If this fails the message keeps the queue's visibility timeout: a retry sooner than planned.
+    await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
+    const next = new Date(this.deps.clock.now() + delaySeconds * 1000).toISOString();
+    const recorded = await this.write({
+      ...this.base(),
+      state: 'retrying',
+      lastErrorCode: code,
+      nextAttemptAt: next,
+    });
+    return {
+      ...this.facts,
+      outcome: 'retry',
+      code,
+      delaySeconds,
+      attempted,
+      ...(recorded ? {} : { recorded }),
+    };
+  }
+
+  /**
+   * Gives the delivery up at this destination: recorded as `dead-lettered` naming this message, then handed
+   * back at once so the redrive policy moves it. If the record cannot say so, a retry on the schedule
+   * instead (unless this is the last receive): unrecorded, every quick receive until the move would send
+   * again.
+   */
+  private async giveUp(code: string, attempted: boolean): Promise<ForwardResult> {
+    const recorded = await this.write({
+      ...this.base(),
+      state: 'dead-lettered',
+      lastErrorCode: code,
+      deadLetterMessageId: this.record.messageId,
+    });
+    if (!recorded && !isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
+      return this.retry(code, undefined, attempted);
+    }
+    await drain(this.messages, this.record);
+    return { ...this.facts, outcome: 'dead_lettered', code, attempted, ...(recorded ? {} : { recorded }) };
+  }
+
+  /** The history as it stands, for a state change without a new attempt. */
+  private base(): Omit<ForwardState, 'state'> {
+    const {
+      state: _state,
+      nextAttemptAt: _next,
+      deadLetterMessageId: _dead,
+      ...kept
+    } = this.prior ?? {
+      destination: this.destination.id,
+      webhookId: this.id,
+      attempts: 0,
+      state: 'pending',
+    };
+    return kept;
+  }
+
+  private async write(state: ForwardState): Promise<boolean> {
+    try {
+      await this.deps.history.put(this.pk, state);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The schedule's wait (or the Retry-After asked for), within what one visibility change can hide. */
+  private delay(retryAfterSeconds: number | undefined): number {
+    const attempt = Math.max(this.prior?.attempts ?? 0, this.record.receiveCount, 1);
+    const wanted = forwardDelaySeconds(
+      this.destination.retrySchedule,
+      attempt,
+      retryAfterSeconds,
+      this.deps.random,
+    );
+    const elapsed = Math.ceil((this.deps.clock.now() - this.deps.invocationStartedMs) / 1000);
+    return Math.max(0, Math.min(wanted, MAX_STEP_SECONDS - elapsed - RECEIVE_MARGIN_SECONDS));
+  }
+}
+
+/**
+ * SQS counts a visibility change's 12 h from the receive, which came before the invocation: the event
+ * source may hold a batch for up to the queue's visibility timeout (six forwarder timeouts) while Lambda
+ * retries a throttled invoke. A 12 h step therefore waits 11 h 45 m.
+ */
+const RECEIVE_MARGIN_SECONDS = 900;
+
+/** Hands the message back at once: the next receive comes soon, and the redrive policy can move it. */
+async function drain(messages: MessageControl, record: ForwardRecordInput): Promise<void> {
+  await messages.delay(record.receiptHandle, 0).catch(() => undefined);
+}

@@ -1,0 +1,160 @@
+// The forwarder handler factory: a batch from one destination's queue in, the failed item ids out. Each
+// record is one attempt (forward-record.ts); the batch then adds its counts to the destination's hour and,
+// if it found the destination disabled, pauses the destination's intake.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { FORWARD_DIMENSION, FORWARD_METRICS } from '../../config/telemetry';
+import { type ForwardDeps, type ForwardResult, forwardRecord } from '../core/destinations/forward-record';
+import type { DestinationIntake } from '../core/destinations/ports';
+import type { LogSink, MetricSink } from '../core/telemetry';
+import { queueRecordFrom } from '../process/create-handler';
+
+export interface ForwardHandlerDeps extends Omit<ForwardDeps, 'invocationStartedMs' | 'signal'> {
+  intake: DestinationIntake;
+  logger: LogSink;
+  metrics: MetricSink;
+}
+
+export type ForwardHandler = (
+  event: SQSEvent,
+  context?: Partial<Context>,
+  /** Aborted when the invocation is about to time out (the middy layer's early timeout). */
+  signal?: AbortSignal,
+) => Promise<SQSBatchResponse>;
+
+class RetryLater extends Error {
+  override name = 'RetryLater';
+}
+
+/** Outcomes that leave the message on its queue. */
+const NOT_DONE: ReadonlySet<ForwardResult['outcome']> = new Set([
+  'retry',
+  'dead_lettered',
+  'draining',
+  'waiting',
+  'not_started',
+]);
+
+function metricsFor(deps: ForwardHandlerDeps, result: ForwardResult): void {
+  if (!result.destination) return;
+  const dimension = { name: FORWARD_DIMENSION, value: result.destination };
+  const count = (name: string) => deps.metrics.addDimensionedMetric(name, dimension, 'Count', 1);
+  const attemptFailed =
+    (result.outcome === 'retry' || result.outcome === 'dead_lettered') && result.attempted;
+  if (result.outcome === 'delivered') {
+    count(FORWARD_METRICS.delivered);
+    deps.metrics.addDimensionedMetric(FORWARD_METRICS.latency, dimension, 'Milliseconds', result.latencyMs);
+  }
+  if (attemptFailed || (result.outcome === 'waiting' && result.disabledNow))
+    count(FORWARD_METRICS.attemptFailed);
+  if (result.outcome === 'dead_lettered') count(FORWARD_METRICS.deadLettered);
+  if (result.outcome === 'waiting' || (result.outcome === 'dead_lettered' && result.code === 'http_410')) {
+    count(FORWARD_METRICS.disabled);
+  }
+}
+
+function logResult(deps: ForwardHandlerDeps, messageId: string, result: ForwardResult): void {
+  const attributes = {
+    outcome: result.outcome,
+    destination: result.destination,
+    provider: result.provider,
+    eventType: result.eventType,
+    dedupKey: result.dedupKey,
+    attempt: result.attempt,
+    status: result.status,
+    ...('code' in result ? { errorCode: result.code } : {}),
+    ...('delaySeconds' in result ? { delaySeconds: result.delaySeconds } : {}),
+    ...(result.recorded === false ? { recorded: false } : {}),
+  };
+  switch (result.outcome) {
+    case 'delivered':
+      deps.logger.info('forward delivered', { ...attributes, latencyMs: result.latencyMs });
+      return;
+    case 'duplicate_skipped':
+      deps.logger.info('forward skipped: delivered already', attributes);
+      return;
+    case 'retry':
+      deps.logger.warn('forward will be retried', { ...attributes, messageId });
+      return;
+    case 'waiting':
+      deps.logger.warn(
+        result.disabledNow
+          ? 'destination disabled: it answered 410 Gone'
+          : 'forward waiting: destination disabled',
+        { ...attributes, messageId },
+      );
+      return;
+    case 'not_started':
+      deps.logger.warn('forward handed back unstarted', { ...attributes, messageId });
+      return;
+    default:
+      deps.logger.warn(`forward ${result.outcome.replace('_', ' ')}`, { ...attributes, messageId });
+  }
+}
+
+export function createForwardHandler(deps: ForwardHandlerDeps): ForwardHandler {
+  return async (event, _context, signal) => {
+    const results: ForwardResult[] = [];
+    const forwardDeps: ForwardDeps = { ...deps, invocationStartedMs: deps.clock.now(), signal };
+    // Acknowledged records: if something outside them throws, only the others fail.
+    const settled = new Set<string>();
+    const recordHandler = async (record: SQSRecord) => {
+      const result = await forwardRecord(forwardDeps, queueRecordFrom(record));
+      results.push(result);
+      metricsFor(deps, result);
+      logResult(deps, record.messageId, result);
+      if (NOT_DONE.has(result.outcome)) throw new RetryLater('code' in result ? result.code : result.outcome);
+      settled.add(record.messageId);
+    };
+    // A new processor per batch: it keeps per-batch state, and local mode runs batches concurrently.
+    const processing = processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+      throwOnFullBatchFailure: false,
+    });
+    try {
+      return await processing;
+    } catch (error) {
+      deps.logger.error('batch failed', { outcome: 'error', errorName: (error as Error)?.name ?? 'unknown' });
+      return {
+        batchItemFailures: event.Records.filter((r) => !settled.has(r.messageId)).map((r) => ({
+          itemIdentifier: r.messageId,
+        })),
+      };
+    } finally {
+      await afterBatch(deps, results);
+      deps.metrics.publishStoredMetrics();
+    }
+  };
+}
+
+/** The batch's counts, one write per destination; and the intake paused where a destination is disabled. */
+async function afterBatch(deps: ForwardHandlerDeps, results: readonly ForwardResult[]): Promise<void> {
+  const counts = new Map<string, { delivered: number; failed: number }>();
+  const paused = new Set<string>();
+  for (const result of results) {
+    if (!result.destination) continue;
+    const entry = counts.get(result.destination) ?? { delivered: 0, failed: 0 };
+    if (result.outcome === 'delivered') entry.delivered++;
+    else if ('attempted' in result && result.attempted) entry.failed++;
+    else if (result.outcome === 'waiting' && result.disabledNow) entry.failed++;
+    counts.set(result.destination, entry);
+    if (result.outcome === 'waiting') paused.add(result.destination);
+  }
+  const nowMs = deps.clock.now();
+  await Promise.all([
+    ...[...counts]
+      .filter(([, c]) => c.delivered + c.failed > 0)
+      .map(([id, c]) =>
+        deps.states
+          .count(id, c, nowMs)
+          .catch(() => deps.logger.warn('destination counts not written', { destination: id })),
+      ),
+    ...[...paused].map((id) =>
+      deps.intake.pause(id).catch((error: unknown) =>
+        deps.logger.error('destination intake not paused: its deliveries follow the schedule to the DLQ', {
+          destination: id,
+          errorName: (error as Error)?.name ?? 'unknown',
+        }),
+      ),
+    ),
+  ]);
+}

@@ -1,0 +1,180 @@
+// Local mode's destinations: each forward destination's queue and DLQ in the SQS emulator, made with the
+// stack's settings (config/resources.ts), and an event source per queue in front of the real forwarder,
+// as the stack's one event source mapping per queue. A disabled destination's poller stops receiving,
+// as the stack's forwarder disables its mapping.
+import type { Config, ForwardDestination } from '../config';
+import { forwardDestinations } from '../config';
+import {
+  destinationQueueNames,
+  destinationQueueSettings,
+  FORWARDER_BATCH_SIZE,
+  forwarderTimeoutSeconds,
+  redrivePolicyAttribute,
+} from '../config/resources';
+import type { DestinationResources } from '../config/runtime';
+import { DynamoDestinationStates } from '../lambdas/adapters/dynamo-destination-states';
+import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
+import { HttpDestinationSender } from '../lambdas/adapters/http-destination';
+import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
+import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
+import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
+import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
+import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import { localDestinationSecretKey } from '../lambdas/core/destinations/forward-state';
+import type { DestinationSenders } from '../lambdas/core/destinations/ports';
+import { systemClock } from '../lambdas/core/ports';
+import type { LogSink } from '../lambdas/core/telemetry';
+import { noMetrics } from '../lambdas/core/telemetry';
+import { forwardLambda } from '../lambdas/forward/lambda';
+import { type Clients, ensureQueue } from './resources';
+import { SqsEventSource } from './sqs-event-source';
+
+/** Local stand-ins for what a destination names in AWS: its bus, its target queue. */
+export const LOCAL_EVENT_BUS = 'webhook-inbox-local-bus';
+
+/** The queue name in an SQS ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
+function queueNameOf(arn: string): string {
+  return arn.slice(arn.lastIndexOf(':') + 1);
+}
+
+/** Creates each forward destination's queue and DLQ (and an SQS destination's target queue). */
+export async function provisionDestinations(
+  clients: Clients,
+  config: Config,
+  inboxQueueName: string,
+): Promise<Record<string, DestinationResources>> {
+  const timeout = forwarderTimeoutSeconds(config);
+  const made: Record<string, DestinationResources> = {};
+  await Promise.all(
+    forwardDestinations(config).map(async (destination) => {
+      const { queueName, dlqName } = destinationQueueNames(inboxQueueName, destination.id);
+      const settings = destinationQueueSettings(destination, timeout);
+      const dlq = await ensureQueue(clients, dlqName, {
+        MessageRetentionPeriod: String(settings.dlqRetentionSeconds),
+        MaximumMessageSize: String(settings.maximumMessageSize),
+      });
+      const queue = await ensureQueue(clients, queueName, {
+        VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(settings.retentionSeconds),
+        MaximumMessageSize: String(settings.maximumMessageSize),
+        RedrivePolicy: redrivePolicyAttribute(dlq.arn, settings.maxReceiveCount),
+      });
+      made[destination.id] = {
+        queueUrl: queue.url,
+        queueArn: queue.arn,
+        dlqUrl: dlq.url,
+        dlqArn: dlq.arn,
+        ...(await targetOf(clients, destination)),
+      };
+    }),
+  );
+  return made;
+}
+
+async function targetOf(
+  clients: Clients,
+  destination: ForwardDestination,
+): Promise<Partial<DestinationResources>> {
+  switch (destination.type) {
+    case 'http':
+      return {};
+    case 'eventbridge':
+      return { busArn: destination.busArn ?? LOCAL_EVENT_BUS };
+    case 'sqs': {
+      // The emulator stands in for the other account's queue: one of the same name, here.
+      const target = await ensureQueue(clients, queueNameOf(destination.queueArn), {});
+      return { targetQueueUrl: target.url };
+    }
+  }
+}
+
+export interface LocalForwardingOptions {
+  config: Config;
+  clients: Clients;
+  tableName: string;
+  bucketName: string;
+  destinations: Record<string, DestinationResources>;
+  senders: DestinationSenders;
+  logger: LogSink;
+  region: string;
+}
+
+export interface LocalForwarding {
+  sources: SqsEventSource[];
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function startForwarding(options: LocalForwardingOptions): LocalForwarding {
+  const { clients, config, destinations } = options;
+  const states = new DynamoDestinationStates(clients.dynamodb, options.tableName, { cacheMs: 1_000 });
+  const forwarder = forwardLambda({
+    config,
+    senders: options.senders,
+    history: new DynamoForwardLog(clients.dynamodb, options.tableName),
+    states,
+    intake: pollerIntake,
+    payloads: new S3PayloadReader(clients.s3, options.bucketName),
+    messagesFor: (id) => {
+      const made = Object.hasOwn(destinations, id) ? destinations[id] : undefined;
+      if (!made) throw new Error(`no queue for destination ${id}`);
+      return new SqsMessageControl(clients.sqs, made.queueUrl);
+    },
+    clock: systemClock,
+    logger: options.logger,
+    metrics: noMetrics,
+  });
+  const ops = new SqsQueueOps(clients.sqs);
+  const timeoutMs = forwarderTimeoutSeconds(config) * 1000;
+  const sources = forwardDestinations(config).flatMap((destination) => {
+    const made = destinations[destination.id];
+    if (!made) return [];
+    return [
+      new SqsEventSource(ops, {
+        queueUrl: made.queueUrl,
+        queueArn: made.queueArn,
+        region: options.region,
+        batchSize: FORWARDER_BATCH_SIZE,
+        maxBatchingWindowSeconds: 0,
+        functionTimeoutMs: timeoutMs,
+        handler: forwarder,
+        // Only `wait` pauses: with `dlq`, the forwarder dead-letters what arrives while disabled.
+        paused:
+          destination.whenDisabled === 'wait'
+            ? async () => !(await states.status(destination.id).catch(() => ({ enabled: true }))).enabled
+            : undefined,
+      }),
+    ];
+  });
+  return {
+    sources,
+    start: () => {
+      for (const source of sources) source.start();
+    },
+    stop: async () => {
+      await Promise.all(sources.map((source) => source.stop()));
+    },
+  };
+}
+
+export interface LocalSenderOptions {
+  cwd: string;
+  clients: Clients;
+  secretsFile: string;
+  bucketName: string;
+  s3Endpoint: string;
+}
+
+/**
+ * The same senders as the forwarder's on AWS: HTTP for real (loopback allowed, as a laptop's services
+ * listen there), SQS into the emulator, EventBridge into a recording stand-in.
+ */
+export function localSenders(options: LocalSenderOptions): DestinationSenders {
+  const files = new LocalFileSecretSource(options.secretsFile);
+  return {
+    http: new HttpDestinationSender({
+      secrets: { get: (id, o) => files.get(localDestinationSecretKey(id), o) },
+      allowLoopback: true,
+    }),
+  };
+}
