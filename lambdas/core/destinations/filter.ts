@@ -10,7 +10,8 @@ function globPattern(glob: string): RegExp {
   if (!pattern) {
     const source = glob
       .split('*')
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'))
+      // `-` is special only in a class (there is none), and `\-` is a syntax error under the `u` flag.
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
       .join('.*');
     pattern = new RegExp(`^${source}$`, 'su');
     if (compiled.size > 256) compiled.clear();
