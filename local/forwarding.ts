@@ -173,7 +173,9 @@ export function localSenders(options: LocalSenderOptions): DestinationSenders {
   const files = new LocalFileSecretSource(options.secretsFile);
   return {
     http: new HttpDestinationSender({
-      secrets: { get: (id, o) => files.get(localDestinationSecretKey(id), o) },
+      secrets: {
+        get: (id: string, o?: { refresh?: boolean }) => files.get(localDestinationSecretKey(id), o),
+      },
       allowLoopback: true,
     }),
   };

@@ -18,7 +18,9 @@ const made = runtime.destinations;
 const pick = (field: 'queueUrl' | 'queueArn') =>
   Object.fromEntries(Object.entries(made).map(([id, resources]) => [id, resources[field]]));
 const queueUrls = pick('queueUrl');
-const messages = new Map(Object.entries(queueUrls).map(([id, url]) => [id, new SqsMessageControl(clients.sqs, url)]));
+const messages = new Map(
+  Object.entries(queueUrls).map(([id, url]) => [id, new SqsMessageControl(clients.sqs, url)]),
+);
 
 export const handler = forwardLambda({
   config: runtime.config,

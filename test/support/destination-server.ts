@@ -9,6 +9,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** When the body had arrived, by this server's clock. */
+  atMs: number;
 }
 
 /** Writes (or, to model a destination that never answers, does not write) the response. */
@@ -31,12 +33,15 @@ export interface DestinationServer {
   connections(): number;
   /** Queues answers for the next requests; once they run out, every request gets 204. */
   answer(...answers: Answer[]): void;
+  /** How every request is answered once the queued answers run out. */
+  answerAll(answer: Answer): void;
   close(): Promise<void>;
 }
 
 export async function startDestinationServer(): Promise<DestinationServer> {
   const received: ReceivedRequest[] = [];
   const script: Answer[] = [];
+  let fallback: Answer = status(204);
   let connections = 0;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -47,8 +52,9 @@ export async function startDestinationServer(): Promise<DestinationServer> {
         path: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks),
+        atMs: Date.now(),
       });
-      (script.shift() ?? status(204))(response);
+      (script.shift() ?? fallback)(response);
     });
   });
   server.on('connection', () => {
@@ -64,6 +70,9 @@ export async function startDestinationServer(): Promise<DestinationServer> {
     connections: () => connections,
     answer: (...answers) => {
       script.push(...answers);
+    },
+    answerAll: (answer) => {
+      fallback = answer;
     },
     close: async () => {
       server.closeAllConnections();

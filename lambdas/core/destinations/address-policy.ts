@@ -29,6 +29,8 @@ const RULES: readonly [ForbiddenReason, 'ipv4' | 'ipv6', string, number][] = [
   ['private', 'ipv4', '100.64.0.0', 10], // carrier-grade NAT, also used inside clouds
   ['private', 'ipv4', '198.18.0.0', 15], // benchmarking
   ['private', 'ipv6', 'fc00::', 7], // unique local
+  ['private', 'ipv6', 'fec0::', 10], // site-local: deprecated, still routed by some stacks
+  ['private', 'ipv6', '64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
   ['link_local', 'ipv4', '169.254.0.0', 16],
   ['link_local', 'ipv6', 'fe80::', 10],
   ['multicast', 'ipv4', '224.0.0.0', 4],
@@ -57,7 +59,7 @@ function embeddedIpv4(address: string): string | undefined {
   const lower = address.toLowerCase();
   const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
   const pair = hex ?? sixToFour;
   if (!pair) return undefined;

@@ -26,7 +26,9 @@ beforeAll(async () => {
   });
   outageEndsAt = Date.now() + OUTAGE_MS;
   for (let i = 0; i < DELIVERIES; i++) {
-    expect(await forwarding.deliver(`msg_iso_${i}`, JSON.stringify({ type: 'order.paid', data: { i } }))).toBe(202);
+    expect(
+      await forwarding.deliver(`msg_iso_${i}`, JSON.stringify({ type: 'order.paid', data: { i } })),
+    ).toBe(202);
   }
 }, 60_000);
 
@@ -37,33 +39,40 @@ afterAll(async () => {
 });
 
 describe('one failing destination and one healthy one', () => {
-  it('delivers everything to the healthy one on the first attempt while the other answers 503 for a minute, then both end delivered', async () => {
-    await expect.poll(() => healthy.received.length, { timeout: 30_000 }).toBe(DELIVERIES);
-    expect(healthy.received.every((r) => r.headers[FORWARD_HEADERS.attempt] === '1')).toBe(true);
-    // All of them while the failing destination had yet to take a single one.
-    const lastHealthy = Math.max(...healthy.received.map((r) => r.atMs));
-    expect(lastHealthy).toBeLessThan(outageEndsAt);
-    expect(failing.received.filter((r) => r.atMs <= lastHealthy).length).toBeGreaterThan(0);
-    for (let i = 0; i < DELIVERIES; i++) {
-      expect(await forwarding.history(`msg_iso_${i}`, 'healthy')).toMatchObject({ state: 'delivered', attempts: 1 });
-    }
-    // The failing one recovers after its outage, from its own retries: nothing dead-lettered anywhere.
-    await expect
-      .poll(
-        async () => {
-          const states = await Promise.all(
-            Array.from({ length: DELIVERIES }, (_, i) => forwarding.history(`msg_iso_${i}`, 'failing')),
-          );
-          return states.filter((s) => s?.state === 'delivered').length;
-        },
-        { timeout: OUTAGE_MS + 60_000, interval: 1_000 },
-      )
-      .toBe(DELIVERIES);
-    expect(await forwarding.depth('failing', 'dlq')).toBe(0);
-    expect(await forwarding.depth('healthy', 'dlq')).toBe(0);
-    const firstSuccess = Math.min(
-      ...failing.received.filter((r) => Number(r.headers[FORWARD_HEADERS.attempt]) > 1).map((r) => r.atMs),
-    );
-    expect(firstSuccess).toBeGreaterThan(lastHealthy);
-  }, OUTAGE_MS + 120_000);
+  it(
+    'delivers everything to the healthy one on the first attempt while the other answers 503 for a minute, then both end delivered',
+    async () => {
+      await expect.poll(() => healthy.received.length, { timeout: 30_000 }).toBe(DELIVERIES);
+      expect(healthy.received.every((r) => r.headers[FORWARD_HEADERS.attempt] === '1')).toBe(true);
+      // All of them while the failing destination had yet to take a single one.
+      const lastHealthy = Math.max(...healthy.received.map((r) => r.atMs));
+      expect(lastHealthy).toBeLessThan(outageEndsAt);
+      expect(failing.received.filter((r) => r.atMs <= lastHealthy).length).toBeGreaterThan(0);
+      for (let i = 0; i < DELIVERIES; i++) {
+        expect(await forwarding.history(`msg_iso_${i}`, 'healthy')).toMatchObject({
+          state: 'delivered',
+          attempts: 1,
+        });
+      }
+      // The failing one recovers after its outage, from its own retries: nothing dead-lettered anywhere.
+      await expect
+        .poll(
+          async () => {
+            const states = await Promise.all(
+              Array.from({ length: DELIVERIES }, (_, i) => forwarding.history(`msg_iso_${i}`, 'failing')),
+            );
+            return states.filter((s) => s?.state === 'delivered').length;
+          },
+          { timeout: OUTAGE_MS + 60_000, interval: 1_000 },
+        )
+        .toBe(DELIVERIES);
+      expect(await forwarding.depth('failing', 'dlq')).toBe(0);
+      expect(await forwarding.depth('healthy', 'dlq')).toBe(0);
+      const firstSuccess = Math.min(
+        ...failing.received.filter((r) => Number(r.headers[FORWARD_HEADERS.attempt]) > 1).map((r) => r.atMs),
+      );
+      expect(firstSuccess).toBeGreaterThan(lastHealthy);
+    },
+    OUTAGE_MS + 120_000,
+  );
 });

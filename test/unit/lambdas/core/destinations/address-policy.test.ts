@@ -42,6 +42,7 @@ describe('forbiddenAddress', () => {
     ...cases('link_local', ['fe80::1', 'febf::1', 'fe80::1%eth0']),
     ...cases('multicast', ['ff02::1']),
     ...cases('reserved', ['2001:db8::1', '100::1']),
+    ...cases('private', ['fec0::1', '64:ff9b:1::a00:1']), // site-local, local-use NAT64
   ])('refuses IPv6 %s as %s', (address, reason) => {
     expect(forbiddenAddress(address)).toBe(reason);
   });
@@ -53,6 +54,7 @@ describe('forbiddenAddress', () => {
       '::FFFF:127.0.0.1',
       '0:0:0:0:0:ffff:7f00:1',
       '::127.0.0.1', // compatible
+      '::7f00:1', // compatible, as URL parsing writes [::127.0.0.1]
       '64:ff9b::127.0.0.1', // NAT64
       '64:ff9b::7f00:1',
       '2002:7f00:1::1', // 6to4
@@ -64,7 +66,7 @@ describe('forbiddenAddress', () => {
       '64:ff9b::a9fe:a9fe',
       '2002:a9fe:a9fe::',
     ]),
-    ...cases('private', ['::ffff:10.0.0.7', '64:ff9b::a00:7', '2002:c0a8:101::1']),
+    ...cases('private', ['::ffff:10.0.0.7', '64:ff9b::a00:7', '2002:c0a8:101::1', '::a00:7']),
   ])('refuses %s, which embeds an IPv4 address, as that address (%s)', (address, reason) => {
     expect(forbiddenAddress(address)).toBe(reason);
   });
