@@ -104,7 +104,7 @@ describe('HttpDestinationSender: what the destination receives', () => {
       'webhook-timestamp': String(Date.UTC(2030, 0, 1) / 1000),
       'webhook-inbox-provider': 'github',
       'webhook-inbox-event-type': 'pull_request',
-      'webhook-inbox-delivery-id': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      'webhook-inbox-delivery-id': 'f1e2d3c4-0000-4000-8000-000000000001',
       'webhook-inbox-attempt': '1',
       'content-length': String(delivery.body.length),
     });
