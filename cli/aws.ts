@@ -9,6 +9,7 @@ import { type AwsClients, createAwsClients, createCloudFormationClient } from '.
 import type { SecretStage } from '../lambdas/adapters/secrets';
 import { SECRET_STAGES, SecretsManagerStore } from '../lambdas/adapters/secrets-manager-store';
 import { readStackOutputs } from '../lambdas/adapters/stack-outputs';
+import { queueUrlFromArn } from '../lambdas/core/destinations/sqs-queue-url';
 import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
 import type { SecretStore, Target } from './target-types';
@@ -151,12 +152,18 @@ export function destinationsOf(
     const secretArn =
       outputs[`${STACK_OUTPUTS.destinationSecretArnPrefix}${suffix}`] ??
       (destination.type === 'http' ? destination.secretArn : undefined);
+    const busArn =
+      destination.type === 'eventbridge'
+        ? (destination.busArn ?? outputs[STACK_OUTPUTS.eventBusArn])
+        : undefined;
     found[destination.id] = {
       queueUrl,
       queueArn: queueArnOf(queueUrl),
       dlqUrl,
       dlqArn: queueArnOf(dlqUrl),
       ...(secretArn === undefined ? {} : { secretArn }),
+      ...(busArn === undefined ? {} : { busArn }),
+      ...(destination.type === 'sqs' ? { targetQueueUrl: queueUrlFromArn(destination.queueArn) } : {}),
     };
   }
   return found;

@@ -2,6 +2,8 @@
 // stack's settings (config/resources.ts), and an event source per queue in front of the real forwarder,
 // as the stack's one event source mapping per queue. A disabled destination's poller stops receiving,
 // as the stack's forwarder disables its mapping.
+
+import { join } from 'node:path';
 import type { Config, ForwardDestination } from '../config';
 import { forwardDestinations } from '../config';
 import {
@@ -14,10 +16,12 @@ import {
 import type { DestinationResources } from '../config/runtime';
 import { DynamoDestinationStates } from '../lambdas/adapters/dynamo-destination-states';
 import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
+import { EventBridgeDestinationSender } from '../lambdas/adapters/eventbridge-destination';
 import { HttpDestinationSender } from '../lambdas/adapters/http-destination';
 import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
+import { SqsDestinationSender } from '../lambdas/adapters/sqs-destination';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { localDestinationSecretKey } from '../lambdas/core/destinations/forward-state';
@@ -26,7 +30,9 @@ import { systemClock } from '../lambdas/core/ports';
 import type { LogSink } from '../lambdas/core/telemetry';
 import { noMetrics } from '../lambdas/core/telemetry';
 import { forwardLambda } from '../lambdas/forward/lambda';
+import { RecordingEventBus } from './recording-event-bus';
 import { type Clients, ensureQueue } from './resources';
+import { STATE_DIR } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
 
 /** Local stand-ins for what a destination names in AWS: its bus, its target queue. */
@@ -162,7 +168,12 @@ export interface LocalSenderOptions {
   clients: Clients;
   secretsFile: string;
   bucketName: string;
-  s3Endpoint: string;
+  destinations: Record<string, DestinationResources>;
+}
+
+/** Where local mode's EventBridge stand-in writes what it was sent: one event per line. */
+export function recordedEventsPath(cwd: string): string {
+  return join(cwd, STATE_DIR, 'eventbridge.jsonl');
 }
 
 /**
@@ -171,7 +182,21 @@ export interface LocalSenderOptions {
  */
 export function localSenders(options: LocalSenderOptions): DestinationSenders {
   const files = new LocalFileSecretSource(options.secretsFile);
+  const made = (id: string) => options.destinations[id];
   return {
+    eventbridge: new EventBridgeDestinationSender({
+      client: new RecordingEventBus({ file: recordedEventsPath(options.cwd) }),
+      busFor: (destination) => made(destination.id)?.busArn ?? LOCAL_EVENT_BUS,
+      payloads: new S3PayloadReader(options.clients.s3, options.bucketName),
+    }),
+    sqs: new SqsDestinationSender({
+      client: options.clients.sqs,
+      queueUrlFor: (destination) => {
+        const url = made(destination.id)?.targetQueueUrl;
+        if (!url) throw new Error(`destination ${destination.id} has no local target queue`);
+        return url;
+      },
+    }),
     http: new HttpDestinationSender({
       secrets: {
         get: (id: string, o?: { refresh?: boolean }) => files.get(localDestinationSecretKey(id), o),

@@ -194,7 +194,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
       clients,
       secretsFile,
       bucketName: resources.bucketName,
-      s3Endpoint: emulators.endpoints.s3,
+      destinations,
     }),
     logger: logs.forward ?? logs.process,
     region: REGION,

@@ -127,7 +127,7 @@ export interface ForwardClients extends AwsClients {
 export function createForwardClients(options: AwsClientOptions = {}): ForwardClients {
   return {
     ...createAwsClients(options),
-    eventbridge: new EventBridgeClient(commonConfig(options, undefined)),
+    eventbridge: createEventBridgeClient(options),
     lambda: new LambdaClient(commonConfig(options, undefined)),
   };
 }
@@ -135,4 +135,9 @@ export function createForwardClients(options: AwsClientOptions = {}): ForwardCli
 /** The CLI's, for `destinations enable` on a stack: the forwarder's event source mappings. */
 export function createLambdaClient(options: AwsClientOptions = {}): LambdaClient {
   return new LambdaClient(commonConfig(options, undefined));
+}
+
+/** The CLI's, for `destinations test` of an EventBridge destination on a stack. */
+export function createEventBridgeClient(options: AwsClientOptions = {}): EventBridgeClient {
+  return new EventBridgeClient(commonConfig(options, undefined));
 }

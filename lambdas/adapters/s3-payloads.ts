@@ -3,12 +3,12 @@
 // message still points at them (see lambdas/core/payload-lifetime.ts). The verify Lambda writes them with
 // S3PayloadWriter (s3-payload-writer.ts), which keeps the S3 client out of its bundle.
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { payloadKeyOfRef } from '../core/envelope';
+import { payloadKeyOfRef, payloadRef } from '../core/envelope';
 import { DependencyError, PayloadMissingError } from '../core/errors';
-import type { PayloadReader, StoredPayload } from '../core/ports';
+import type { PayloadReader, PayloadWriter, StoredPayload } from '../core/ports';
 import { callDependency, isAwsError } from './dependency-call';
 
-export class S3PayloadReader implements PayloadReader {
+export class S3PayloadReader implements PayloadReader, PayloadWriter {
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
@@ -38,7 +38,19 @@ export class S3PayloadReader implements PayloadReader {
   }
 
   async rewrite(ref: string, body: Buffer, sha256Hex: string): Promise<void> {
-    const key = payloadKeyOfRef(this.bucket, ref);
+    await this.write(payloadKeyOfRef(this.bucket, ref), body, sha256Hex);
+  }
+
+  /**
+   * The forwarder's writes (an EventBridge entry too large to carry its body): content-addressed like the
+   * verify Lambda's, which keeps the S3 client out of its bundle (s3-payload-writer.ts).
+   */
+  async put(key: string, body: Buffer, sha256Hex: string): Promise<string> {
+    await this.write(key, body, sha256Hex);
+    return payloadRef(this.bucket, key);
+  }
+
+  private async write(key: string, body: Buffer, sha256Hex: string): Promise<void> {
     await callDependency('s3', 'PutObject', () =>
       this.client.send(
         new PutObjectCommand({
