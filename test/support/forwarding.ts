@@ -18,6 +18,7 @@ import type { DestinationStatus } from '../../lambdas/core/destinations/ports';
 import { inboxKey } from '../../lambdas/core/inbox';
 import { standardWebhooks } from '../../lambdas/core/schemes/standard-webhooks';
 import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
+import type { EventDefinition } from '../../lambdas/events';
 import { type LocalInbox, startLocalInbox } from '../../local/local-inbox';
 import { readSecretsFile, secretsFilePath } from '../../local/secrets-file';
 import type { ReceivedRequest } from './destination-server';
@@ -60,7 +61,10 @@ export interface ForwardingInbox {
 
 const PROVIDER = 'standard-webhooks';
 
-export async function startForwardingInbox(input: Omit<ConfigInput, 'providers'>): Promise<ForwardingInbox> {
+export async function startForwardingInbox(
+  input: Omit<ConfigInput, 'providers'>,
+  handlers: readonly EventDefinition[] = [],
+): Promise<ForwardingInbox> {
   const config = parseConfig({ providers: { [PROVIDER]: { scheme: PROVIDER } }, ...input });
   const cwd = mkdtempSync(join(tmpdir(), 'webhook-inbox-forward-'));
   const lines: ForwarderLine[] = [];
@@ -69,7 +73,7 @@ export async function startForwardingInbox(input: Omit<ConfigInput, 'providers'>
     cwd,
     port: 0,
     logs: { verify: quiet, process: quiet, forward: recording(lines) },
-    handlers: [],
+    handlers,
   });
   const secrets = () => readSecretsFile(secretsFilePath(cwd));
   const records = new DynamoInbox(inbox.clients.dynamodb, inbox.state.tableName);
