@@ -73,7 +73,9 @@ export const STACK_OUTPUTS = {
   forwarderFunctionName: 'ForwarderFunctionName',
   /** Prefixes; the suffix is the destination id in PascalCase, as for providers. */
   destinationQueueUrlPrefix: 'DestinationQueueUrl',
+  destinationQueueArnPrefix: 'DestinationQueueArn',
   destinationDlqUrlPrefix: 'DestinationDlqUrl',
+  destinationDlqArnPrefix: 'DestinationDlqArn',
   destinationSecretArnPrefix: 'DestinationSecretArn',
   eventBusArn: 'EventBusArn',
 } as const;

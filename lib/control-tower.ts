@@ -57,6 +57,16 @@ export function acknowledgeControlTowerTradeOffs(inbox: WebhookInbox): void {
         'fixed monthly cost, for no isolation the IAM policies do not already give.',
     );
   }
+  const forwarder = inbox.forwarderFunction;
+  if (forwarder && (forwarder.node.defaultChild as lambda.CfnFunction).vpcConfig === undefined) {
+    acknowledge(
+      forwarder,
+      'CT.LAMBDA.PR.3',
+      'The forwarder calls public HTTPS destinations, EventBridge and SQS. In a VPC it would need a NAT ' +
+        'gateway to reach them, a fixed monthly cost; outside one, its SSRF guard refuses private, ' +
+        'loopback and metadata addresses after DNS resolution and at connect time.',
+    );
+  }
 
   for (const child of inbox.node.findAll()) {
     if (child instanceof logs.CfnLogGroup) acknowledgeLogGroup(child);

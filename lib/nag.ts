@@ -32,7 +32,8 @@ export const NO_AUTHORIZER =
 
 /** Acknowledges the findings the WebhookInbox design accepts, each with its reason. */
 export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
-  for (const fn of [inbox.verifyFunction, inbox.processorFunction]) {
+  const forwarder = inbox.forwarderFunction;
+  for (const fn of [inbox.verifyFunction, inbox.processorFunction, ...(forwarder ? [forwarder] : [])]) {
     acknowledge(
       fn,
       'AwsSolutions-L1',
@@ -64,6 +65,15 @@ export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
     'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
       's3:GetObject only, on the objects of this one bucket.',
   );
+  if (forwarder) {
+    acknowledge(
+      forwarder.role,
+      objects,
+      'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
+        's3:GetObject (large bodies) and s3:PutObject (oversize EventBridge events), on this one bucket.',
+    );
+  }
+  acknowledgeDestinationFindings(inbox);
 
   const bucket = inbox.payloadBucket.node.defaultChild as s3.CfnBucket;
   if (bucket.loggingConfiguration === undefined) {
@@ -114,4 +124,33 @@ export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
   if (inbox.httpApi) {
     acknowledge(inbox.httpApi, 'AwsSolutions-APIG4', NO_AUTHORIZER);
   }
+}
+
+/** The forward destinations' findings: their signing secrets and the forwarder's event source control. */
+function acknowledgeDestinationFindings(inbox: WebhookInbox): void {
+  const destinations = inbox.destinations;
+  if (!destinations) return;
+  for (const secret of Object.values(destinations.secrets)) {
+    acknowledge(
+      secret,
+      'AwsSolutions-SMG4',
+      "A destination's signing secret is configured in the receiving service, which a rotation Lambda " +
+        'cannot update. Rotation is manual (put-secret-value) and can be gapless: Standard Webhooks ' +
+        'carries a signature per secret, so AWSCURRENT and AWSPREVIOUS can both sign during the change.',
+    );
+  }
+  const control = destinations.eventSourceControl;
+  acknowledge(
+    control,
+    'AwsSolutions-IAM5[Resource::*]',
+    'lambda:ListEventSourceMappings supports no resource-level permission and no condition key; it only ' +
+      'reads mapping settings. The forwarder calls it to find its own mapping for a destination queue.',
+  );
+  acknowledge(
+    control,
+    'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:event-source-mapping:*]',
+    "A mapping's ARN (its UUID) exists only once the mapping does, and the mapping depends on the " +
+      'function. lambda:UpdateEventSourceMapping is allowed only where lambda:FunctionArn is the ' +
+      "forwarder's own ARN: it can pause and resume its own destination queues and nothing else.",
+  );
 }

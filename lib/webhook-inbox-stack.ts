@@ -79,5 +79,46 @@ export class WebhookInboxStack extends Stack {
         `Signing secret of ${provider}: aws secretsmanager put-secret-value --secret-id <this> --secret-string <secret>`,
       );
     }
+    this.destinationOutputs(output);
+  }
+
+  /** The forwarder and each destination's resources, for the CLI's `destinations` and `dlq` commands. */
+  private destinationOutputs(output: (name: string, value: string, description: string) => void): void {
+    const { destinations, forwarderFunction, eventBus } = this.inbox;
+    if (!destinations || !forwarderFunction) return;
+    output(STACK_OUTPUTS.forwarderFunctionName, forwarderFunction.functionName, 'Forwarder Lambda name');
+    for (const [id, { queue, deadLetterQueue }] of Object.entries(destinations.queues)) {
+      const suffix = outputSuffix(id);
+      output(
+        `${STACK_OUTPUTS.destinationQueueUrlPrefix}${suffix}`,
+        queue.queueUrl,
+        `Queue of destination ${id}`,
+      );
+      output(
+        `${STACK_OUTPUTS.destinationQueueArnPrefix}${suffix}`,
+        queue.queueArn,
+        `Queue ARN of destination ${id}`,
+      );
+      output(
+        `${STACK_OUTPUTS.destinationDlqUrlPrefix}${suffix}`,
+        deadLetterQueue.queueUrl,
+        `Dead-letter queue of destination ${id}`,
+      );
+      output(
+        `${STACK_OUTPUTS.destinationDlqArnPrefix}${suffix}`,
+        deadLetterQueue.queueArn,
+        `Dead-letter queue ARN of destination ${id}`,
+      );
+    }
+    for (const [id, secret] of Object.entries(destinations.secrets)) {
+      output(
+        `${STACK_OUTPUTS.destinationSecretArnPrefix}${outputSuffix(id)}`,
+        secret.secretArn,
+        `Signing secret of destination ${id}: the receiver verifies with whsec_ followed by its value`,
+      );
+    }
+    if (eventBus) {
+      output(STACK_OUTPUTS.eventBusArn, eventBus.eventBusArn, 'Event bus of the eventbridge destinations');
+    }
   }
 }

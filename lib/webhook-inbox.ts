@@ -1,6 +1,8 @@
 // The WebhookInbox construct: front door, verify Lambda, inbox table, queue with dead-letter queue, payload
-// bucket and its access log bucket, processor Lambda, provider secrets, alarms. Reusable: give it a resolved config (`parseConfig`)
-// and, optionally, props. Resource settings shared with local mode come from config/resources.ts.
+// bucket and its access log bucket, processor Lambda, provider secrets, alarms, and, when the config has
+// forward destinations, their queues and the forwarder Lambda (lib/destinations.ts). Reusable: give it a
+// resolved config (`parseConfig`) and, optionally, props. Resource settings shared with local mode come
+// from config/resources.ts.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotations, Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
@@ -8,21 +10,23 @@ import type * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as events from 'aws-cdk-lib/aws-events';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { CONTEXT_KEY, type Config, ConfigError, type ResolvedProvider } from '../config/index';
+import { CONTEXT_KEY, type Config, forwardDestinations, type ResolvedProvider } from '../config/index';
 import { encodeLambdaConfig } from '../config/lambda-config';
 import {
+  forwarderTimeoutSeconds,
   INBOX_TABLE,
   LAMBDA_DEFAULTS,
   MIN_TIMEOUT_SECONDS,
@@ -31,6 +35,7 @@ import {
 } from '../config/resources';
 import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
+import { InboxDestinations } from './destinations';
 import {
   createFunctionUrlFrontDoor,
   createHttpFrontDoor,
@@ -39,8 +44,14 @@ import {
   type ThrottleSettings,
   WEBHOOK_RESOURCE,
 } from './front-door';
-import { estimateEnvironmentBytes, LAMBDA_ENVIRONMENT_LIMIT_BYTES } from './lambda-environment';
-import { type InboxAlarms, InboxMonitoring } from './monitoring';
+import {
+  estimateEnvironmentBytes,
+  LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  SECRET_ARN_BYTES_UPPER_BOUND,
+} from './lambda-environment';
+import { type ForwardingAlarms, type InboxAlarms, InboxMonitoring, queueAgeThreshold } from './monitoring';
+import { createQueuePair } from './queue-pair';
+import { signingSecret } from './secrets';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -57,9 +68,6 @@ export const LAMBDA_ENTRIES = {
  */
 const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
-/** A Secrets Manager ARN as CloudFormation reports it: the longest a secret ARN in our map gets. */
-const SECRET_ARN_BYTES_UPPER_BOUND = 140;
 
 export type PowertoolsLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -262,6 +270,12 @@ export class WebhookInbox extends Construct {
 
   public readonly verifyFunction: nodejs.NodejsFunction;
   public readonly processorFunction: nodejs.NodejsFunction;
+  /** The forwarder Lambda, when the config has forward destinations (http, eventbridge, sqs). */
+  public readonly forwarderFunction?: nodejs.NodejsFunction;
+  /** The forward destinations' queues, DLQs, secrets and bus, when the config has any. */
+  public readonly destinations?: InboxDestinations;
+  /** The bus created for eventbridge destinations without `busArn`, if any: add your rules to it. */
+  public readonly eventBus?: events.EventBus;
   public readonly table: dynamodb.Table;
   public readonly queue: sqs.Queue;
   public readonly deadLetterQueue: sqs.Queue;
@@ -273,6 +287,8 @@ export class WebhookInbox extends Construct {
 
   public readonly alarmTopic: sns.ITopic;
   public readonly alarms: InboxAlarms;
+  /** The forwarder's and each destination's alarms, when the config has forward destinations. */
+  public readonly forwardingAlarms?: ForwardingAlarms;
   public readonly dashboard?: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: WebhookInboxProps) {
@@ -351,30 +367,13 @@ export class WebhookInbox extends Construct {
     });
     if (this.accessLogsBucket) this.deliverAccessLogs(this.accessLogsBucket, accessLogsPrefix);
 
-    // The DLQ's redrive allow policy names the main queue, and the main queue's redrive policy names the DLQ.
-    // Referencing both ARNs through CloudFormation would be a cycle, so the main queue gets a fixed name and
-    // the DLQ names it by an ARN built from that name.
+    // A fixed name, so the DLQ's redrive allow policy can name the queue without a cycle (queue-pair.ts).
     const queueName = props.queueName ?? defaultQueueName(this);
-    const queueArn = Stack.of(this).formatArn({ service: 'sqs', resource: queueName });
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.seconds(settings.dlqRetentionSeconds),
-      maxMessageSizeBytes: settings.maximumMessageSize,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      redriveAllowPolicy: {
-        redrivePermission: sqs.RedrivePermission.BY_QUEUE,
-        sourceQueues: [sqs.Queue.fromQueueArn(this, 'RedriveSource', queueArn)],
-      },
-    });
-    this.queue = new sqs.Queue(this, 'Queue', {
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = createQueuePair(this, {
+      ids: { queue: 'Queue', deadLetterQueue: 'DeadLetterQueue', redriveSource: 'RedriveSource' },
       queueName,
-      visibilityTimeout: Duration.seconds(settings.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.seconds(settings.retentionSeconds),
-      maxMessageSizeBytes: settings.maximumMessageSize,
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
-    });
+      settings,
+    }));
 
     this.secrets = Object.fromEntries(
       Object.values(config.providers).map((provider) => [
@@ -382,6 +381,18 @@ export class WebhookInbox extends Construct {
         this.providerSecret(provider, removalPolicy),
       ]),
     );
+    const forwarderTimeout = Duration.seconds(forwarderTimeoutSeconds(config));
+    if (forwardDestinations(config).length > 0) {
+      this.destinations = new InboxDestinations(this, 'Destinations', {
+        config,
+        inboxQueueName: queueName,
+        forwarderTimeout,
+        removalPolicy,
+      });
+      this.eventBus = this.destinations.eventBus;
+    }
+    // The processor (which fans out) and the forwarder both learn the destinations' resources.
+    const destinationEnvironment = this.destinations?.environment();
 
     const common = {
       removalPolicy,
@@ -398,7 +409,9 @@ export class WebhookInbox extends Construct {
       [ENV.dlqUrl]: this.deadLetterQueue.queueUrl,
       [ENV.bucket]: this.payloadBucket.bucketName,
     };
-    const clash = Object.keys(props.processorEnvironment ?? {}).filter((name) => name in sharedEnvironment);
+    const clash = Object.keys(props.processorEnvironment ?? {}).filter(
+      (name) => name in sharedEnvironment || name === ENV.destinations,
+    );
     if (clash.length > 0) {
       throw new Error(
         `WebhookInbox: processorEnvironment may not set ${clash.join(', ')} (set by the construct)`,
@@ -438,9 +451,32 @@ export class WebhookInbox extends Construct {
       service: SERVICE.process,
       timeout: processorTimeout,
       memorySize: props.processorMemorySize ?? LAMBDA_DEFAULTS.processorMemoryMb,
-      environment: { ...sharedEnvironment, ...props.processorEnvironment },
+      environment: {
+        ...sharedEnvironment,
+        ...destinationEnvironment?.variables,
+        ...props.processorEnvironment,
+      },
+      unresolvedBytes: destinationEnvironment?.unresolvedBytes,
     });
     this.grantLeastPrivilege(secretArns);
+    if (this.destinations) {
+      this.forwarderFunction = this.createFunction('Forwarder', {
+        ...common,
+        entry: LAMBDA_ENTRIES.forward,
+        description: 'webhook-inbox: forwards queued deliveries to their destinations',
+        service: SERVICE.forward,
+        timeout: forwarderTimeout,
+        memorySize: LAMBDA_DEFAULTS.forwarderMemoryMb,
+        environment: { ...sharedEnvironment, ...destinationEnvironment?.variables },
+        unresolvedBytes: destinationEnvironment?.unresolvedBytes,
+      });
+      this.destinations.connect({
+        forwarder: this.forwarderFunction,
+        processor: this.processorFunction,
+        table: this.table,
+        payloadBucket: this.payloadBucket,
+      });
+    }
     this.processorFunction.addEventSource(
       new SqsEventSource(this.queue, {
         batchSize: settings.batchSize,
@@ -500,14 +536,20 @@ export class WebhookInbox extends Construct {
       processorFunction: this.processorFunction,
       queue: this.queue,
       deadLetterQueue: this.deadLetterQueue,
-      queueAgeThreshold:
-        props.queueAgeAlarmThreshold ??
-        Duration.seconds(Math.max(15 * 60, 2 * Math.max(...config.queue.retrySchedule))),
+      queueAgeThreshold: props.queueAgeAlarmThreshold ?? queueAgeThreshold(config.queue.retrySchedule),
       serverErrorRatePercent: props.serverErrorRateAlarmPercent ?? 5,
       signatureFailureThreshold: props.signatureFailureAlarmThreshold ?? 20,
       dashboard: props.dashboard ?? true,
+      forwarding:
+        this.destinations && this.forwarderFunction
+          ? {
+              forwarderFunction: this.forwarderFunction,
+              destinations: this.destinations.monitoringTargets(),
+            }
+          : undefined,
     });
     this.alarms = monitoring.alarms;
+    this.forwardingAlarms = monitoring.forwardingAlarms;
     this.dashboard = monitoring.dashboard;
   }
 
@@ -518,25 +560,15 @@ export class WebhookInbox extends Construct {
    * (GitHub, partners), to be replaced with the provider's value elsewhere (Stripe, Slack, Shopify, ...).
    */
   private providerSecret(provider: ResolvedProvider, removalPolicy: RemovalPolicy): secretsmanager.ISecret {
-    const id = `ProviderSecret${outputSuffix(provider.id)}`;
-    if (provider.secretArn) {
-      // IAM grants on an imported secret need its complete ARN, with the six-character suffix Secrets
-      // Manager appends to the name (aws-cdk-lib would reject it too, but with a stack trace).
-      if (!/-[A-Za-z0-9]{6}$/.test(provider.secretArn)) {
-        throw new ConfigError(
-          `${CONTEXT_KEY}.providers.${provider.id}.secretArn: must be the complete ARN, ending in the ` +
-            '6-character suffix Secrets Manager adds (as `aws secretsmanager describe-secret` prints it)',
-        );
-      }
-      return secretsmanager.Secret.fromSecretCompleteArn(this, id, provider.secretArn);
-    }
-    return new secretsmanager.Secret(this, id, {
+    return signingSecret(this, `ProviderSecret${outputSuffix(provider.id)}`, {
+      importArn: provider.secretArn,
+      configKey: `${CONTEXT_KEY}.providers.${provider.id}.secretArn`,
       description:
         `webhook-inbox signing secret for provider "${provider.id}" (scheme ${provider.scheme}). ` +
         'The secret string is the secret text itself, not JSON. Set it to the value the provider shows: ' +
         'aws secretsmanager put-secret-value --secret-id <this ARN> --secret-string <secret>. ' +
         'The previous value stays valid as AWSPREVIOUS until the next change.',
-      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      generate: { passwordLength: 48, excludePunctuation: true },
       removalPolicy,
     });
   }
@@ -653,7 +685,7 @@ export class WebhookInbox extends Construct {
       Annotations.of(fn).addWarningV2(
         'webhook-inbox:environment-size',
         `The ${name} Lambda's environment may reach ${bytes} bytes, over Lambda's 4 KB limit; deployment ` +
-          'will fail. Use fewer providers or fewer non-default provider settings.',
+          'will fail. Use fewer providers, fewer destinations or fewer non-default settings.',
       );
     }
     return fn;

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CFN_GUARD_PLUGIN, CONTROL_TOWER_TRADE_OFFS, type ControlId } from '../../lib/control-tower';
 import type { WebhookInboxProps } from '../../lib/webhook-inbox';
 import { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
-import { createApp, PROJECT_ROOT, STACK_NAME } from './synth';
+import { createApp, destinationsConfigInput, PROJECT_ROOT, STACK_NAME, type SynthOptions } from './synth';
 
 type InboxOptions = Omit<WebhookInboxProps, 'config'>;
 
@@ -43,8 +43,9 @@ const RULE_TO_CONTROL = new Map<string, ControlId>(
 function synthWithGuard(
   inbox: InboxOptions,
   env?: Environment,
+  context?: SynthOptions['context'],
 ): { report: ValidationReport; stack: WebhookInboxStack } {
-  const app = createApp();
+  const app = createApp({ context });
   Validations.of(app).addPlugins(new CfnGuardValidator());
   const stack = new WebhookInboxStack(app, STACK_NAME, { inbox, env });
   let directory: string;
@@ -81,18 +82,20 @@ function acknowledgements(root: IConstruct): { path: string; rule: string; reaso
   return found;
 }
 
-const VARIANTS: [string, InboxOptions][] = [
+/** Name, construct props, and context over cdk.json's (the destinations variant's config). */
+const VARIANTS: [string, InboxOptions, SynthOptions['context']?][] = [
   ['REST with WAF (the default)', {}],
   ['HTTP API', { api: 'http' }],
   ['function URL', { api: 'function-url' }],
   ['REST without WAF, with X-Ray tracing', { waf: false, tracing: true }],
+  ['REST with destinations of every kind', {}, { webhookInbox: destinationsConfigInput() }],
 ];
 
-describe.each(VARIANTS)('Control Tower proactive controls: %s', (_name, inbox) => {
+describe.each(VARIANTS)('Control Tower proactive controls: %s', (_name, inbox, context) => {
   let stack: WebhookInboxStack;
   let guard: ReturnType<typeof guardReport>;
   beforeAll(() => {
-    const synthesized = synthWithGuard(inbox);
+    const synthesized = synthWithGuard(inbox, undefined, context);
     stack = synthesized.stack;
     guard = guardReport(synthesized.report);
   }, 120_000);

@@ -6,21 +6,31 @@ import { Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../config/index';
 import { CFN_GUARD_PLUGIN } from '../../lib/control-tower';
 import { addNagChecks } from '../../lib/nag';
 import { WebhookInbox, type WebhookInboxProps } from '../../lib/webhook-inbox';
 import { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
-import { createApp, projectConfig, STACK_NAME } from './synth';
+import { createApp, destinationsConfigInput, projectConfig, STACK_NAME, type SynthOptions } from './synth';
 
 type InboxOptions = Omit<WebhookInboxProps, 'config'>;
 
-const VARIANTS: [string, InboxOptions][] = [
+const WITH_DESTINATIONS: SynthOptions['context'] = { webhookInbox: destinationsConfigInput() };
+
+/** Name, construct props, and context over cdk.json's (the destinations variants' config). */
+const VARIANTS: [string, InboxOptions, SynthOptions['context']?][] = [
   ['REST with WAF (the default)', {}],
   ['HTTP API', { api: 'http' }],
   ['function URL', { api: 'function-url' }],
   [
     'REST without WAF, with X-Ray tracing, without server access logs',
     { waf: false, tracing: true, serverAccessLogs: false },
+  ],
+  ['REST with destinations of every kind', {}, WITH_DESTINATIONS],
+  [
+    'function URL with destinations and X-Ray tracing',
+    { api: 'function-url', tracing: true },
+    WITH_DESTINATIONS,
   ],
 ];
 
@@ -29,8 +39,8 @@ interface ValidationReport {
 }
 
 /** Synthesizes the stack with the AwsSolutions plugin, as bin/webhook-inbox.ts does, and reads the report. */
-function synthWithNag(inbox: InboxOptions): ValidationReport {
-  const app = createApp();
+function synthWithNag(inbox: InboxOptions, context?: SynthOptions['context']): ValidationReport {
+  const app = createApp({ context });
   new WebhookInboxStack(app, STACK_NAME, { inbox });
   addNagChecks(app);
   const assembly = app.synth();
@@ -55,8 +65,8 @@ function acknowledgements(root: IConstruct): Map<string, string> {
 describe('cdk-nag AwsSolutions', () => {
   it.each(VARIANTS)(
     'finds no unacknowledged error or warning: %s',
-    (_name, inbox) => {
-      const report = synthWithNag(inbox);
+    (_name, inbox, context) => {
+      const report = synthWithNag(inbox, context);
       const violations = report.pluginReports.flatMap((r) =>
         r.violations.map((v) => `${v.severity} ${v.ruleName}`),
       );
@@ -67,15 +77,16 @@ describe('cdk-nag AwsSolutions', () => {
 
   it.each(VARIANTS)(
     'acknowledges only findings that occur, each with a reason: %s',
-    (_name, inbox) => {
+    (_name, inbox, context) => {
       // The same construct without acknowledgements shows what the rules really find.
-      const bare = new Stack(createApp(), 'Bare');
-      new WebhookInbox(bare, 'Inbox', { ...inbox, config: projectConfig() });
+      const bare = new Stack(createApp({ context }), 'Bare');
+      const config = context ? parseConfig(context.webhookInbox) : projectConfig();
+      new WebhookInbox(bare, 'Inbox', { ...inbox, config });
       const findings = new Set(
         new AwsSolutionsChecks().validateScope(bare).violations.map((violation) => violation.ruleName),
       );
 
-      const app = createApp();
+      const app = createApp({ context });
       const stack = new WebhookInboxStack(app, STACK_NAME, { inbox });
       const acknowledged = acknowledgements(stack);
       expect([...acknowledged.keys()].sort()).toEqual([...findings].sort());

@@ -24,6 +24,44 @@ export function projectConfig(): Config {
   return parseConfig(cdkJsonContext()[CONTEXT_KEY]);
 }
 
+export const IMPORTED_DESTINATION_SECRET_ARN =
+  'arn:aws:secretsmanager:eu-west-1:123456789012:secret:partner-signing-AbC123';
+export const IMPORTED_BUS_ARN = 'arn:aws:events:eu-west-1:210987654321:event-bus/audit';
+export const TARGET_QUEUE_ARN = 'arn:aws:sqs:eu-west-1:210987654321:crm-inbound';
+
+/**
+ * cdk.json's config with one destination of each kind and variant: a created and an imported HTTP secret,
+ * a created and an imported bus, an SQS target in another account, and the handlers.
+ */
+export function destinationsConfigInput(): Record<string, unknown> {
+  return {
+    ...(cdkJsonContext()[CONTEXT_KEY] as Record<string, unknown>),
+    destinations: {
+      handlers: { type: 'handlers' },
+      orders: {
+        type: 'http',
+        url: 'https://orders.example.com/hooks',
+        maxConcurrency: 3,
+        retrySchedule: ['10s', '1m', '5m'],
+        responseTimeoutSeconds: 25,
+      },
+      partner: {
+        type: 'http',
+        url: 'https://partner.example/in',
+        secretArn: IMPORTED_DESTINATION_SECRET_ARN,
+      },
+      events: { type: 'eventbridge', filter: { eventTypes: ['customer.*'] } },
+      audit: { type: 'eventbridge', busArn: IMPORTED_BUS_ARN, maxConcurrency: 10 },
+      crm: { type: 'sqs', queueArn: TARGET_QUEUE_ARN, whenDisabled: 'dlq' },
+    },
+  };
+}
+
+/** Synth options with `destinationsConfigInput()` as the `webhookInbox` context. */
+export function withDestinations(options: SynthOptions = {}): SynthOptions {
+  return { ...options, context: { [CONTEXT_KEY]: destinationsConfigInput(), ...options.context } };
+}
+
 export interface SynthOptions {
   /** Construct props other than the config. */
   inbox?: Omit<WebhookInboxProps, 'config'>;
@@ -102,4 +140,22 @@ export function allStatements(template: Template): { logicalId: string; statemen
 
 export function actionsOf(statement: Statement): string[] {
   return Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+}
+
+/** `arn:<partition>:<service>:<region>:<account>:<resource>` as CDK's formatArn writes it in a template. */
+export function accountArn(service: string, resource: string): unknown {
+  return {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        `:${service}:`,
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        `:${resource}`,
+      ],
+    ],
+  };
 }

@@ -1,12 +1,15 @@
 // readStackOutputs over a real CloudFormationClient whose DescribeStacks is answered by a middleware (no
 // CloudFormation emulator): outputs, the two ways a stack is not found, and failures as DependencyError.
+// destinationOutputs: the forward destinations' resources, read by the config's destination ids
+// (test/infra/destinations.test.ts reads the synthesized stack's own outputs with it).
 import {
   CloudFormationClient,
   type DescribeStacksCommandInput,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import { describe, expect, it } from 'vitest';
-import { readStackOutputs } from '../../../../lambdas/adapters/stack-outputs';
+import { forwardDestinations, parseConfig } from '../../../../config/index';
+import { destinationOutputs, readStackOutputs } from '../../../../lambdas/adapters/stack-outputs';
 import { DependencyError, StackNotFoundError } from '../../../../lambdas/core/errors';
 import { injectFault } from '../../../support/faults';
 
@@ -124,5 +127,72 @@ describe('readStackOutputs', () => {
     const error = await readStackOutputs(client, 'my-inbox').catch((e: unknown) => e);
     expect(error).toMatchObject({ operation: 'DescribeStacks', cause: { message: 'Region is missing' } });
     client.destroy();
+  });
+});
+
+describe('destinationOutputs', () => {
+  const BUS = 'arn:aws:events:eu-west-1:210987654321:event-bus/audit';
+  const destinations = forwardDestinations(
+    parseConfig({
+      destinations: {
+        handlers: { type: 'handlers' },
+        'order-sync': { type: 'http', url: 'https://orders.example.com/' },
+        events: { type: 'eventbridge' },
+        audit: { type: 'eventbridge', busArn: BUS },
+        crm: { type: 'sqs', queueArn: 'arn:aws:sqs:eu-west-1:210987654321:crm' },
+      },
+    }),
+  );
+  const queues = (suffix: string, name: string) => ({
+    [`DestinationQueueUrl${suffix}`]: `https://sqs.eu-west-1.amazonaws.com/123456789012/${name}`,
+    [`DestinationQueueArn${suffix}`]: `arn:aws:sqs:eu-west-1:123456789012:${name}`,
+    [`DestinationDlqUrl${suffix}`]: `https://sqs.eu-west-1.amazonaws.com/123456789012/${name}-dlq`,
+    [`DestinationDlqArn${suffix}`]: `arn:aws:sqs:eu-west-1:123456789012:${name}-dlq`,
+  });
+  const resources = (name: string) => ({
+    queueUrl: `https://sqs.eu-west-1.amazonaws.com/123456789012/${name}`,
+    queueArn: `arn:aws:sqs:eu-west-1:123456789012:${name}`,
+    dlqUrl: `https://sqs.eu-west-1.amazonaws.com/123456789012/${name}-dlq`,
+    dlqArn: `arn:aws:sqs:eu-west-1:123456789012:${name}-dlq`,
+  });
+  const OUTPUTS = {
+    QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q',
+    ForwarderFunctionName: 'inbox-forwarder',
+    ...queues('OrderSync', 'q-to-order-sync'),
+    DestinationSecretArnOrderSync: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:s-AbC123',
+    ...queues('Events', 'q-to-events'),
+    ...queues('Audit', 'q-to-audit'),
+    ...queues('Crm', 'q-to-crm'),
+    EventBusArn: 'arn:aws:events:eu-west-1:123456789012:event-bus/created',
+  };
+
+  it('reads each configured destination by its own keys: the created bus from the stack, an imported one from the config', () => {
+    expect(destinationOutputs(OUTPUTS, destinations)).toEqual({
+      forwarderFunctionName: 'inbox-forwarder',
+      destinations: {
+        'order-sync': { ...resources('q-to-order-sync'), secretArn: OUTPUTS.DestinationSecretArnOrderSync },
+        events: { ...resources('q-to-events'), busArn: OUTPUTS.EventBusArn },
+        audit: { ...resources('q-to-audit'), busArn: BUS },
+        crm: resources('q-to-crm'),
+      },
+      missing: [],
+    });
+  });
+
+  it('leaves out a destination the stack was deployed without, and names the outputs it lacks', () => {
+    const {
+      DestinationSecretArnOrderSync: _secret,
+      EventBusArn: _bus,
+      ForwarderFunctionName: _fn,
+      ...older
+    } = OUTPUTS;
+    const parsed = destinationOutputs(older, destinations);
+    expect(Object.keys(parsed.destinations).sort()).toEqual(['audit', 'crm']);
+    expect(parsed.forwarderFunctionName).toBeUndefined();
+    expect(parsed.missing).toEqual(['ForwarderFunctionName', 'DestinationSecretArnOrderSync', 'EventBusArn']);
+  });
+
+  it('needs nothing from a stack when the config has no forward destination', () => {
+    expect(destinationOutputs({ QueueUrl: OUTPUTS.QueueUrl }, [])).toEqual({ destinations: {}, missing: [] });
   });
 });
