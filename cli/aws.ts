@@ -3,13 +3,11 @@
 // lambdas/adapters); what is left here is the CLI's part: which outputs a stack must have, where each
 // provider's secret is, and the messages and hints for failures.
 import { type Config, forwardDestinations } from '../config';
-import type { DestinationResources } from '../config/runtime';
 import { outputSuffix, STACK_OUTPUTS } from '../config/telemetry';
 import { type AwsClients, createAwsClients, createCloudFormationClient } from '../lambdas/adapters/clients';
 import type { SecretStage } from '../lambdas/adapters/secrets';
 import { SECRET_STAGES, SecretsManagerStore } from '../lambdas/adapters/secrets-manager-store';
-import { readStackOutputs } from '../lambdas/adapters/stack-outputs';
-import { queueUrlFromArn } from '../lambdas/core/destinations/sqs-queue-url';
+import { destinationOutputs, readStackOutputs } from '../lambdas/adapters/stack-outputs';
 import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
 import type { SecretStore, Target } from './target-types';
@@ -94,7 +92,8 @@ export async function awsTarget(
     }
     return arn;
   };
-  const destinations = destinationsOf(outputs, config);
+  // A destination the stack does not have yet (cdk.json changed, not deployed) is left out.
+  const { destinations, forwarderFunctionName } = destinationOutputs(outputs, forwardDestinations(config));
   const destinationSecretArn = (id: string): string => {
     const arn = destinations[id]?.secretArn;
     if (!arn) {
@@ -124,57 +123,12 @@ export async function awsTarget(
     secrets: stackSecrets(store, secretArn),
     destinations,
     destinationSecrets: stackSecrets(store, destinationSecretArn),
-    ...(outputs[STACK_OUTPUTS.forwarderFunctionName] === undefined
-      ? {}
-      : { forwarderFunctionName: outputs[STACK_OUTPUTS.forwarderFunctionName] }),
+    ...(forwarderFunctionName === undefined ? {} : { forwarderFunctionName }),
     clients: getClients,
     close: () => {
       for (const client of Object.values(clients ?? {})) client.destroy();
     },
   };
-}
-
-/**
- * Each forward destination's resources from the stack's outputs (named by the destination id in
- * PascalCase, as the providers' are). A destination the stack does not have yet (cdk.json changed, not
- * deployed) is left out.
- */
-export function destinationsOf(
-  outputs: Record<string, string>,
-  config: Pick<Config, 'destinations'>,
-): Record<string, DestinationResources> {
-  const found: Record<string, DestinationResources> = {};
-  for (const destination of forwardDestinations(config)) {
-    const suffix = outputSuffix(destination.id);
-    const queueUrl = outputs[`${STACK_OUTPUTS.destinationQueueUrlPrefix}${suffix}`];
-    const dlqUrl = outputs[`${STACK_OUTPUTS.destinationDlqUrlPrefix}${suffix}`];
-    if (!queueUrl || !dlqUrl) continue;
-    const secretArn =
-      outputs[`${STACK_OUTPUTS.destinationSecretArnPrefix}${suffix}`] ??
-      (destination.type === 'http' ? destination.secretArn : undefined);
-    const busArn =
-      destination.type === 'eventbridge'
-        ? (destination.busArn ?? outputs[STACK_OUTPUTS.eventBusArn])
-        : undefined;
-    found[destination.id] = {
-      queueUrl,
-      queueArn: queueArnOf(queueUrl),
-      dlqUrl,
-      dlqArn: queueArnOf(dlqUrl),
-      ...(secretArn === undefined ? {} : { secretArn }),
-      ...(busArn === undefined ? {} : { busArn }),
-      ...(destination.type === 'sqs' ? { targetQueueUrl: queueUrlFromArn(destination.queueArn) } : {}),
-    };
-  }
-  return found;
-}
-
-/** `https://sqs.<region>.amazonaws.com/<account>/<name>` as `arn:aws:sqs:<region>:<account>:<name>`. */
-function queueArnOf(queueUrl: string): string {
-  const match = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\/([\w-]+)$/.exec(queueUrl);
-  if (!match) return '';
-  const partition = queueUrl.includes('.amazonaws.com.cn') ? 'aws-cn' : 'aws';
-  return `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}`;
 }
 
 /** The SecretStore of a stack: each provider's secret in Secrets Manager, through SecretsManagerStore. */

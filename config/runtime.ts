@@ -1,9 +1,12 @@
 // What the Lambdas read from their environment: the resolved config (see lambda-config.ts) and the
 // resource names. The CDK construct writes these variables; local mode passes the same values in-process.
 // Nothing here imports the config schema: it stays out of the Lambda bundles.
+
+import { queueArnFromUrl, queueUrlFromArn } from '../lambdas/core/destinations/sqs-queue-url';
 import { ConfigError } from './errors';
 import type { Config } from './index';
 import { decodeLambdaConfig } from './lambda-config';
+import { destinationQueueNames } from './resources';
 
 export const ENV = {
   config: 'WEBHOOK_INBOX_CONFIG',
@@ -15,9 +18,45 @@ export const ENV = {
   bucketUrl: 'PAYLOAD_BUCKET_URL',
   /** JSON map of provider id to Secrets Manager secret ARN. */
   secretArns: 'PROVIDER_SECRET_ARNS',
-  /** JSON map of destination id to its resources (DestinationResources), for the processor and forwarder. */
+  /**
+   * JSON map of destination id to what of its resources cannot be derived (DestinationEnvironment): an
+   * http destination's secret ARN, a created bus's ARN. The queues follow from QUEUE_URL and the id.
+   */
   destinations: 'DESTINATION_RESOURCES',
 } as const;
+
+/** What DESTINATION_RESOURCES carries per destination: kept small, Lambda's environment holds 4 KB. */
+export type DestinationEnvironment = Record<string, Pick<DestinationResources, 'secretArn' | 'busArn'>>;
+
+/**
+ * Each forward destination's resources on AWS: its queues named after the inbox queue's (QUEUE_URL) as
+ * config/resources.ts names them, a target queue's URL from its ARN, and the rest from the environment.
+ */
+export function destinationResourcesOf(
+  config: Pick<Config, 'destinations'>,
+  inboxQueueUrl: string,
+  given: DestinationEnvironment,
+): Record<string, DestinationResources> {
+  const base = inboxQueueUrl.slice(0, inboxQueueUrl.lastIndexOf('/') + 1);
+  const inboxQueueName = inboxQueueUrl.slice(base.length);
+  const made: Record<string, DestinationResources> = {};
+  for (const destination of Object.values(config.destinations)) {
+    if (destination.type === 'handlers') continue;
+    const { queueName, dlqName } = destinationQueueNames(inboxQueueName, destination.id);
+    const extra = Object.hasOwn(given, destination.id) ? given[destination.id] : undefined;
+    const busArn = destination.type === 'eventbridge' ? (destination.busArn ?? extra?.busArn) : undefined;
+    made[destination.id] = {
+      queueUrl: base + queueName,
+      queueArn: queueArnFromUrl(base + queueName) ?? '',
+      dlqUrl: base + dlqName,
+      dlqArn: queueArnFromUrl(base + dlqName) ?? '',
+      ...(extra?.secretArn === undefined ? {} : { secretArn: extra.secretArn }),
+      ...(busArn === undefined ? {} : { busArn }),
+      ...(destination.type === 'sqs' ? { targetQueueUrl: queueUrlFromArn(destination.queueArn) } : {}),
+    };
+  }
+  return made;
+}
 
 /** What the stack (or local mode) made for one destination. */
 export interface DestinationResources {
@@ -61,17 +100,17 @@ function json(env: Record<string, string | undefined>, name: string): unknown {
 }
 
 export function runtimeFromEnv(env: Record<string, string | undefined> = process.env): Runtime {
+  const config = decodeLambdaConfig(required(env, ENV.config), ENV.config);
+  const queueUrl = required(env, ENV.queueUrl);
+  const given = (env[ENV.destinations] ? json(env, ENV.destinations) : {}) as DestinationEnvironment;
   return {
-    config: decodeLambdaConfig(required(env, ENV.config), ENV.config),
+    config,
     tableName: required(env, ENV.table),
-    queueUrl: required(env, ENV.queueUrl),
+    queueUrl,
     dlqUrl: required(env, ENV.dlqUrl),
     bucketName: required(env, ENV.bucket),
     bucketUrl: env[ENV.bucketUrl] ?? '',
     secretArns: (env[ENV.secretArns] ? json(env, ENV.secretArns) : {}) as Record<string, string>,
-    destinations: (env[ENV.destinations] ? json(env, ENV.destinations) : {}) as Record<
-      string,
-      DestinationResources
-    >,
+    destinations: destinationResourcesOf(config, queueUrl, given),
   };
 }

@@ -179,8 +179,12 @@ export type DestinationConfig = z.output<typeof destinationSchema>;
 export const DESTINATION_TYPES = ['http', 'eventbridge', 'sqs', 'handlers'] as const;
 export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
-/** Each destination other than `handlers` has a queue, a DLQ and an event source of its own. */
-export const MAX_DESTINATIONS = 20;
+/**
+ * Each destination other than `handlers` has a queue, a DLQ and an event source of its own. Ten is also
+ * what Lambda's 4 KB environment holds with room to spare: each http destination's secret ARN travels in
+ * it (DESTINATION_RESOURCES), and ten of them at their longest leave the rest of the environment 2.6 KB.
+ */
+export const MAX_DESTINATIONS = 10;
 
 export const configSchema = z.strictObject({
   providers: z.optional(z.record(z.string().check(z.regex(PROVIDER_ID_PATTERN)), providerSchema)),

@@ -20,7 +20,6 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONTEXT_KEY, type Config, ConfigError, type ForwardDestination } from '../config/index';
 import {
@@ -29,13 +28,9 @@ import {
   FORWARDER_BATCH_SIZE,
   SQS_MAX_QUEUE_NAME,
 } from '../config/resources';
-import { type DestinationResources, ENV } from '../config/runtime';
+import { type DestinationEnvironment, ENV } from '../config/runtime';
 import { outputSuffix } from '../config/telemetry';
-import {
-  arnBytesUpperBound,
-  queueUrlBytesUpperBound,
-  SECRET_ARN_BYTES_UPPER_BOUND,
-} from './lambda-environment';
+import { arnBytesUpperBound, SECRET_ARN_BYTES_UPPER_BOUND } from './lambda-environment';
 import { type DestinationMonitoringTarget, queueAgeThreshold } from './monitoring';
 import { createQueuePair, type QueuePair } from './queue-pair';
 import { signingSecret } from './secrets';
@@ -89,12 +84,12 @@ export class InboxDestinations extends Construct {
    */
   public readonly eventBus?: events.EventBus;
   /** Destination id to what DESTINATION_RESOURCES tells the processor and the forwarder about it. */
-  public readonly resources: Readonly<Record<string, DestinationResources>>;
+  public readonly resources: Readonly<DestinationEnvironment>;
   /** The forwarder's permission to disable and enable its own event source mappings, once connected. */
   public eventSourceControl?: iam.Policy;
 
   /** The same resources with each deploy-time value replaced by its longest form: the size check's input. */
-  private readonly sizing: Record<string, DestinationResources> = {};
+  private readonly sizing: DestinationEnvironment = {};
 
   constructor(scope: Construct, id: string, props: InboxDestinationsProps) {
     super(scope, id);
@@ -109,7 +104,7 @@ export class InboxDestinations extends Construct {
     }
     const queues: Record<string, DestinationQueues> = {};
     const secrets: Record<string, secretsmanager.ISecret> = {};
-    const resources: Record<string, DestinationResources> = {};
+    const resources: DestinationEnvironment = {};
     for (const destination of this.destinations) {
       const names = this.queueNames(props.inboxQueueName, destination.id);
       const pair = this.createQueues(destination, names, props.forwarderTimeout);
@@ -117,7 +112,7 @@ export class InboxDestinations extends Construct {
       if (destination.type === 'http') {
         secrets[destination.id] = this.destinationSecret(destination, props.removalPolicy);
       }
-      const described = this.describe(destination, names, pair, secrets[destination.id]);
+      const described = this.describe(destination, secrets[destination.id]);
       resources[destination.id] = described.resources;
       this.sizing[destination.id] = described.sizing;
     }
@@ -126,45 +121,32 @@ export class InboxDestinations extends Construct {
     this.resources = resources;
   }
 
-  /** One destination's DESTINATION_RESOURCES entry, and the same with each deploy-time value at its longest. */
+  /**
+   * One destination's DESTINATION_RESOURCES entry, and the same with each deploy-time value at its longest.
+   * Only what the Lambdas cannot derive: the queues follow from QUEUE_URL and the id, a target queue's URL
+   * from its ARN, an imported bus from the config (config/runtime.ts, destinationResourcesOf).
+   */
   private describe(
     destination: ForwardDestination,
-    names: { queueName: string; dlqName: string },
-    { queue, deadLetterQueue }: DestinationQueues,
     secret: secretsmanager.ISecret | undefined,
-  ): { resources: DestinationResources; sizing: DestinationResources } {
-    const resources: DestinationResources = {
-      queueUrl: queue.queueUrl,
-      queueArn: queue.queueArn,
-      dlqUrl: deadLetterQueue.queueUrl,
-      dlqArn: deadLetterQueue.queueArn,
-    };
-    const sizing: DestinationResources = {
-      queueUrl: sized(resources.queueUrl, queueUrlBytesUpperBound(names.queueName)),
-      queueArn: sized(resources.queueArn, arnBytesUpperBound('sqs', names.queueName)),
-      dlqUrl: sized(resources.dlqUrl, queueUrlBytesUpperBound(names.dlqName)),
-      dlqArn: sized(resources.dlqArn, arnBytesUpperBound('sqs', names.dlqName)),
-    };
+  ): { resources: DestinationEnvironment[string]; sizing: DestinationEnvironment[string] } {
     if (destination.type === 'http' && secret) {
-      resources.secretArn = secret.secretArn;
-      sizing.secretArn = sized(secret.secretArn, SECRET_ARN_BYTES_UPPER_BOUND);
-    } else if (destination.type === 'eventbridge') {
-      resources.busArn = this.busArn(destination);
-      // A created bus is named by CDK after its path (Names.uniqueId), known now.
-      const busName = this.eventBus ? Names.uniqueId(this.eventBus) : '';
-      sizing.busArn = sized(resources.busArn, arnBytesUpperBound('events', `event-bus/${busName}`));
-    } else if (destination.type === 'sqs') {
-      // The URL from the ARN: the target's own region and account, this partition's domain (a queue of
-      // another partition cannot be sent to anyway).
-      const target = sqs.Queue.fromQueueArn(
-        this,
-        `Target${outputSuffix(destination.id)}`,
-        destination.queueArn,
-      );
-      resources.targetQueueUrl = target.queueUrl;
-      sizing.targetQueueUrl = sized(target.queueUrl, queueUrlBytesUpperBound(target.queueName));
+      return {
+        resources: { secretArn: secret.secretArn },
+        sizing: { secretArn: sized(secret.secretArn, SECRET_ARN_BYTES_UPPER_BOUND) },
+      };
     }
-    return { resources, sizing };
+    if (destination.type === 'eventbridge' && !destination.busArn && this.eventBus) {
+      // A created bus is named by CDK after its path (Names.uniqueId), known now.
+      const busName = Names.uniqueId(this.eventBus);
+      return {
+        resources: { busArn: this.eventBus.eventBusArn },
+        sizing: {
+          busArn: sized(this.eventBus.eventBusArn, arnBytesUpperBound('events', `event-bus/${busName}`)),
+        },
+      };
+    }
+    return { resources: {}, sizing: {} };
   }
 
   /**

@@ -5,7 +5,6 @@ import {
   BatchGetItemCommand,
   type DynamoDBClient,
   GetItemCommand,
-  PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { destinationCountKey, destinationKey, HOUR_MS } from '../core/destinations/forward-state';
@@ -71,15 +70,21 @@ export class DynamoDestinationStates implements DestinationStates {
   }
 
   private async write(destinationId: string, status: DestinationStatus): Promise<void> {
-    await callDependency('dynamodb', 'PutItem', () =>
+    // UpdateItem, like every other write of the forwarder's: its role has no PutItem.
+    await callDependency('dynamodb', 'UpdateItem', () =>
       this.client.send(
-        new PutItemCommand({
+        new UpdateItemCommand({
           TableName: this.tableName,
-          Item: toAttributes({
-            pk: destinationKey(destinationId),
-            state: status.enabled ? 'enabled' : 'disabled',
-            reason: status.reason,
-            changedAt: status.changedAt,
+          Key: toAttributes({ pk: destinationKey(destinationId) }),
+          UpdateExpression:
+            status.reason === undefined
+              ? 'SET #state = :state, changedAt = :at REMOVE reason'
+              : 'SET #state = :state, changedAt = :at, reason = :reason',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: toAttributes({
+            ':state': status.enabled ? 'enabled' : 'disabled',
+            ':at': status.changedAt,
+            ':reason': status.reason,
           }),
         }),
       ),

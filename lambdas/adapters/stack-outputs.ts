@@ -4,6 +4,7 @@ import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/clien
 import type { ForwardDestination } from '../../config';
 import type { DestinationResources } from '../../config/runtime';
 import { outputSuffix, STACK_OUTPUTS } from '../../config/telemetry';
+import { queueUrlFromArn } from '../core/destinations/sqs-queue-url';
 import { StackNotFoundError } from '../core/errors';
 import { callDependency, isAwsError } from './dependency-call';
 
@@ -92,6 +93,8 @@ export function destinationOutputs(
       resources.secretArn = need(`${STACK_OUTPUTS.destinationSecretArnPrefix}${suffix}`);
     } else if (destination.type === 'eventbridge') {
       resources.busArn = destination.busArn ?? need(STACK_OUTPUTS.eventBusArn);
+    } else if (destination.type === 'sqs') {
+      resources.targetQueueUrl = queueUrlFromArn(destination.queueArn);
     }
     if (missing.length === before) found[destination.id] = resources;
   }

@@ -24,7 +24,7 @@ import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
-import { parseJson, sha256Hex } from './schemes/primitives';
+import { parseJson } from './schemes/primitives';
 
 export interface QueueRecord {
   messageId: string;

@@ -2,7 +2,13 @@
 // test; without them (the shipped config), none of it exists.
 import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTEXT_KEY, type Config, type ForwardDestination, forwardDestinations } from '../../config/index';
+import {
+  CONTEXT_KEY,
+  type Config,
+  type ForwardDestination,
+  forwardDestinations,
+  MAX_DESTINATIONS,
+} from '../../config/index';
 import { decodeLambdaConfig } from '../../config/lambda-config';
 import {
   DLQ_RETENTION_SECONDS,
@@ -11,7 +17,7 @@ import {
   forwarderTimeoutSeconds,
   LAMBDA_DEFAULTS,
 } from '../../config/resources';
-import { type DestinationResources, ENV } from '../../config/runtime';
+import { type DestinationEnvironment, destinationResourcesOf, ENV } from '../../config/runtime';
 import {
   FORWARD_DIMENSION,
   FORWARD_METRICS,
@@ -254,60 +260,53 @@ describe('forwarder Lambda', () => {
     expect(forwarder).toMatchObject({ POWERTOOLS_SERVICE_NAME: SERVICE.forward });
   });
 
-  it('and the processor get DESTINATION_RESOURCES: each destination id to its queues, secret, bus or target', () => {
+  it('and the processor get DESTINATION_RESOURCES: only what they cannot derive, the secrets and a created bus', () => {
     const parsed = (functionId: string) =>
-      JSON.parse(evaluate(variables(functionId)[ENV.destinations] as Intrinsic)) as Record<
-        string,
-        DestinationResources
-      >;
-    const queues = (id: string) => {
-      const names = destinationQueueNames(`${STACK_NAME}-Inbox-queue`, id);
-      const [queue, dlq] = [queueId(names.queueName), queueId(names.dlqName)];
-      return {
-        queueUrl: `{${queue}}`,
-        queueArn: `{${queue}.Arn}`,
-        dlqUrl: `{${dlq}}`,
-        dlqArn: `{${dlq}.Arn}`,
-      };
-    };
+      JSON.parse(evaluate(variables(functionId)[ENV.destinations] as Intrinsic)) as DestinationEnvironment;
     const secret = logicalIdOf(template, 'AWS::SecretsManager::Secret', (s) =>
       String(s.Properties?.Description).includes('destination "orders"'),
     );
     const bus = logicalIdOf(template, 'AWS::Events::EventBus', () => true);
+    // The queues follow from QUEUE_URL, an imported bus and a target queue from the config.
     const expected = {
-      orders: { ...queues('orders'), secretArn: `{${secret}}` },
-      partner: { ...queues('partner'), secretArn: IMPORTED_DESTINATION_SECRET_ARN },
-      events: { ...queues('events'), busArn: `{${bus}.Arn}` },
-      audit: { ...queues('audit'), busArn: IMPORTED_BUS_ARN },
-      // The target's region and account from its ARN, this partition's domain.
-      crm: {
-        ...queues('crm'),
-        targetQueueUrl: 'https://sqs.eu-west-1.{AWS::URLSuffix}/210987654321/crm-inbound',
-      },
+      orders: { secretArn: `{${secret}}` },
+      partner: { secretArn: IMPORTED_DESTINATION_SECRET_ARN },
+      events: { busArn: `{${bus}.Arn}` },
+      audit: {},
+      crm: {},
     };
     expect(parsed(forwarderId())).toEqual(expected);
     expect(parsed(processorId())).toEqual(expected);
   });
 
-  it('counts DESTINATION_RESOURCES in the 4 KB environment check: 1 destination passes, 20 warn on both Lambdas', () => {
+  it('are resolved by the Lambdas into every queue, from the inbox queue URL they are named after', () => {
+    const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/stack-Inbox-queue';
+    const made = destinationResourcesOf(config, queueUrl, { orders: { secretArn: 'arn:secret' } });
+    const names = destinationQueueNames('stack-Inbox-queue', 'orders');
+    expect(made.orders).toEqual({
+      queueUrl: `https://sqs.eu-west-1.amazonaws.com/123456789012/${names.queueName}`,
+      queueArn: `arn:aws:sqs:eu-west-1:123456789012:${names.queueName}`,
+      dlqUrl: `https://sqs.eu-west-1.amazonaws.com/123456789012/${names.dlqName}`,
+      dlqArn: `arn:aws:sqs:eu-west-1:123456789012:${names.dlqName}`,
+      secretArn: 'arn:secret',
+    });
+    expect(made.audit?.busArn).toBe(IMPORTED_BUS_ARN);
+    expect(made.crm?.targetQueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/210987654321/crm-inbound');
+  });
+
+  it('counts DESTINATION_RESOURCES in the 4 KB environment check: the most destinations the config allows fit', () => {
     const inboxInput = cdkJsonContext()[CONTEXT_KEY] as Record<string, unknown>;
     const synthWith = (count: number) => {
       const destinations = Object.fromEntries(
         Array.from({ length: count }, (_, i) => [
-          `d${i}`,
-          { type: 'http', url: `https://h${i}.example.com/` },
+          `destination-${i}`,
+          { type: 'http', url: `https://hooks-${i}.example.com/webhooks/inbox` },
         ]),
       );
       return synthStack({ context: { [CONTEXT_KEY]: { ...inboxInput, destinations } } }).stack;
     };
-    Annotations.fromStack(synthWith(1)).hasNoWarning('*', Match.stringLikeRegexp('4 KB'));
-    const warnings = Annotations.fromStack(synthWith(20))
-      .findWarning('*', Match.stringLikeRegexp('4 KB'))
-      .map((w) => String(w.entry.data));
-    expect(warnings).toEqual([
-      expect.stringMatching(/^The Processor Lambda's environment may reach \d+ bytes/),
-      expect.stringMatching(/^The Forwarder Lambda's environment may reach \d+ bytes/),
-    ]);
+    Annotations.fromStack(synthWith(MAX_DESTINATIONS)).hasNoWarning('*', Match.stringLikeRegexp('4 KB'));
+    expect(() => synthWith(MAX_DESTINATIONS + 1)).toThrow(/at most 10 destinations/);
   });
 });
 
@@ -586,7 +585,7 @@ describe('outputs', () => {
     expect(outputs().DestinationSecretArnPartner?.Value).toBe(IMPORTED_DESTINATION_SECRET_ARN);
   });
 
-  it("are what the CLI's parser reads: every configured destination's resources, as the Lambdas get them", () => {
+  it("are what the CLI's parser reads: every configured destination's queues, secret, bus and target", () => {
     const deployed = Object.fromEntries(
       Object.entries(outputs()).map(([name, { Value }]) => [name, evaluate(Value)]),
     );
@@ -595,9 +594,12 @@ describe('outputs', () => {
     expect(parsed.forwarderFunctionName).toBe(`{${forwarderId()}}`);
     const environment = JSON.parse(
       evaluate(variables(forwarderId())[ENV.destinations] as Intrinsic),
-    ) as Record<string, DestinationResources>;
-    // The same resources as DESTINATION_RESOURCES, but the target queue's URL (the forwarder's alone).
-    const { targetQueueUrl: _url, ...crm } = environment.crm as DestinationResources;
-    expect(parsed.destinations).toEqual({ ...environment, crm });
+    ) as DestinationEnvironment;
+    for (const [id, given] of Object.entries(environment))
+      expect(parsed.destinations[id]).toMatchObject(given);
+    expect(parsed.destinations.crm?.targetQueueUrl).toBe(
+      'https://sqs.eu-west-1.amazonaws.com/210987654321/crm-inbound',
+    );
+    expect(parsed.destinations.orders?.queueUrl).toMatch(/^\{/);
   });
 });

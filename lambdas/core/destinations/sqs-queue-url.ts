@@ -23,3 +23,20 @@ export function queueUrlFromArn(arn: string): string {
     throw new ConfigError(`${arn}: partition ${partition} is not one webhook-inbox knows`);
   return `https://sqs.${region}.${suffix}/${account}/${name}`;
 }
+
+const QUEUE_URL = /^https:\/\/sqs\.([a-z0-9-]+)\.([a-z0-9.]+)\/(\d{12})\/([\w-]{1,80})$/;
+
+/**
+ * The ARN of a queue URL in the form above (a Lambda's QUEUE_URL, a stack output). Undefined for any other
+ * form (an emulator's URL): the caller knows the ARN some other way there.
+ */
+export function queueArnFromUrl(url: string): string | undefined {
+  const match = QUEUE_URL.exec(url);
+  if (!match) return undefined;
+  const [, region = '', suffix, account, name] = match;
+  const partitions = Object.keys(DNS_SUFFIXES).filter((p) => DNS_SUFFIXES[p] === suffix);
+  // GovCloud shares the commercial suffix: its regions say which it is.
+  const partition =
+    partitions.length > 1 ? (region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws') : partitions[0];
+  return partition === undefined ? undefined : `arn:${partition}:sqs:${region}:${account}:${name}`;
+}

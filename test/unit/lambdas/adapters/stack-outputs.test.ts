@@ -173,7 +173,10 @@ describe('destinationOutputs', () => {
         'order-sync': { ...resources('q-to-order-sync'), secretArn: OUTPUTS.DestinationSecretArnOrderSync },
         events: { ...resources('q-to-events'), busArn: OUTPUTS.EventBusArn },
         audit: { ...resources('q-to-audit'), busArn: BUS },
-        crm: resources('q-to-crm'),
+        crm: {
+          ...resources('q-to-crm'),
+          targetQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/210987654321/crm',
+        },
       },
       missing: [],
     });
