@@ -108,7 +108,11 @@ export interface LocalForwardingOptions {
 export interface LocalForwarding {
   sources: SqsEventSource[];
   start(): void;
-  stop(): Promise<void>;
+  /**
+   * Stops the pollers, forwards what is on the queues now (until `deadlineMs`), and warns of what is left
+   * (deliveries waiting out a retry step or a disabled destination): the emulator keeps nothing.
+   */
+  stop(deadlineMs?: number): Promise<void>;
 }
 
 export function startForwarding(options: LocalForwardingOptions): LocalForwarding {
@@ -132,33 +136,48 @@ export function startForwarding(options: LocalForwardingOptions): LocalForwardin
   });
   const ops = new SqsQueueOps(clients.sqs);
   const timeoutMs = forwarderTimeoutSeconds(config) * 1000;
-  const sources = forwardDestinations(config).flatMap((destination) => {
+  // One poller per destination queue, as the stack has one event source mapping per queue.
+  const pollers = forwardDestinations(config).flatMap((destination) => {
     const made = destinations[destination.id];
     if (!made) return [];
-    return [
-      new SqsEventSource(ops, {
-        queueUrl: made.queueUrl,
-        queueArn: made.queueArn,
-        region: options.region,
-        batchSize: FORWARDER_BATCH_SIZE,
-        maxBatchingWindowSeconds: 0,
-        functionTimeoutMs: timeoutMs,
-        handler: forwarder,
-        // Only `wait` pauses: with `dlq`, the forwarder dead-letters what arrives while disabled.
-        paused:
-          destination.whenDisabled === 'wait'
-            ? async () => !(await states.status(destination.id).catch(() => ({ enabled: true }))).enabled
-            : undefined,
-      }),
-    ];
+    const source = new SqsEventSource(ops, {
+      queueUrl: made.queueUrl,
+      queueArn: made.queueArn,
+      region: options.region,
+      batchSize: FORWARDER_BATCH_SIZE,
+      maxBatchingWindowSeconds: 0,
+      functionTimeoutMs: timeoutMs,
+      handler: forwarder,
+      // Only `wait` pauses: with `dlq`, the forwarder dead-letters what arrives while disabled.
+      paused:
+        destination.whenDisabled === 'wait'
+          ? async () => !(await states.status(destination.id).catch(() => ({ enabled: true }))).enabled
+          : undefined,
+    });
+    return [{ id: destination.id, queueUrl: made.queueUrl, source }];
   });
   return {
-    sources,
+    sources: pollers.map((p) => p.source),
     start: () => {
-      for (const source of sources) source.start();
+      for (const { source } of pollers) source.start();
     },
-    stop: async () => {
-      await Promise.all(sources.map((source) => source.stop()));
+    stop: async (deadlineMs = Date.now()) => {
+      await Promise.all(pollers.map(({ source }) => source.stop()));
+      await Promise.all(
+        pollers.map(async ({ id, queueUrl, source }) => {
+          while (Date.now() < deadlineMs && (await source.runOnce(0).catch(() => 0)) > 0);
+          const counts = await ops.counts(queueUrl).catch(() => undefined);
+          const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
+          if (left > 0) {
+            options.logger.warn('forwards lost on exit', {
+              destination: id,
+              messages: left,
+              reason:
+                'the local SQS emulator keeps no state; they were waiting out a retry or a disabled destination',
+            });
+          }
+        }),
+      );
     },
   };
 }

@@ -280,7 +280,8 @@ function serve(running: Running): LocalInbox {
       // Then stop polling; the batch being processed finishes first.
       await source.stop();
       await drainBeforeExit(running);
-      await running.forwarding.stop();
+      // The copies that draining fanned out are forwarded too, within the same few seconds.
+      await running.forwarding.stop(Date.now() + DRAIN_MS);
       server.closeAllConnections();
       await closed;
       for (const client of Object.values(clients)) client.destroy();
