@@ -3,6 +3,7 @@
 import pc from 'picocolors';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import type { ReceivedMessage } from '../lambdas/adapters/sqs-queue-ops';
+import { forwardStatesOf } from '../lambdas/core/destinations/forward-state';
 import { dash, formatAge, table, truncate } from './output';
 
 /** What the DLQ tools show of a message: its attributes and envelope facts, never the payload. */
@@ -61,8 +62,15 @@ export function describeMessage(message: ReceivedMessage, nowMs = Date.now()): D
 
 export const errorLabel = (entry: DlqEntry) => entry.errorCode ?? pc.dim('unknown');
 
-/** Adds the inbox record's error code and status to each entry, a few lookups at a time. */
-export async function withInboxFacts(inbox: DynamoInbox, entries: DlqEntry[]): Promise<DlqEntry[]> {
+/**
+ * Adds the inbox record's error code and status to each entry, a few lookups at a time; for a
+ * destination's DLQ, those of the delivery's history at that destination.
+ */
+export async function withInboxFacts(
+  inbox: DynamoInbox,
+  entries: DlqEntry[],
+  destination?: string,
+): Promise<DlqEntry[]> {
   const out: DlqEntry[] = [];
   for (let start = 0; start < entries.length; start += 10) {
     const slice = entries.slice(start, start + 10);
@@ -71,6 +79,12 @@ export async function withInboxFacts(inbox: DynamoInbox, entries: DlqEntry[]): P
         slice.map(async (entry) => {
           if (!entry.provider || !entry.dedupKey) return entry;
           const record = await inbox.get(`${entry.provider}#${entry.dedupKey}`);
+          if (destination !== undefined) {
+            const history = record
+              ? forwardStatesOf(record).find((s) => s.destination === destination)
+              : undefined;
+            return { ...entry, errorCode: history?.lastErrorCode, inboxStatus: history?.state };
+          }
           return {
             ...entry,
             errorCode: entry.errorCode ?? record?.lastErrorCode,

@@ -57,6 +57,7 @@ async function open(options: TargetOptions & DestinationOption): Promise<Opened>
     target,
     ops: new SqsQueueOps(clients.sqs),
     inbox: new DynamoInbox(clients.dynamodb, target.tableName),
+    ...(options.destination === undefined ? {} : { destination: options.destination }),
   };
 }
 
@@ -145,13 +146,14 @@ first: a message that fails again is dead-lettered again.`,
 }
 
 async function runList(
-  { target, ops, inbox }: Opened,
+  { target, ops, inbox, destination }: Opened,
   options: JsonOption & { limit: number },
 ): Promise<number> {
   const counts = await ops.counts(target.dlqUrl);
   const entries = await withInboxFacts(
     inbox,
     (await ops.peek(target.dlqUrl, { limit: options.limit })).map((m) => describeMessage(m)),
+    destination,
   );
   if (options.json) {
     printJson(entries);
@@ -174,7 +176,7 @@ async function runList(
 }
 
 async function runShow(
-  { target, ops, inbox }: Opened,
+  { target, ops, inbox, destination }: Opened,
   messageId: string,
   options: JsonOption & { payload?: boolean; scan: number },
 ): Promise<number> {
@@ -186,12 +188,9 @@ async function runShow(
       'list them with `webhook-inbox dlq list`',
     );
   }
-  const described = describeMessage(message);
-  const record =
-    described.provider && described.dedupKey
-      ? await inbox.get(`${described.provider}#${described.dedupKey}`)
-      : undefined;
-  const entry = { ...described, errorCode: described.errorCode ?? record?.lastErrorCode };
+  // The record's facts, or with --destination the delivery's history at that destination.
+  const [entry] = await withInboxFacts(inbox, [describeMessage(message)], destination);
+  if (!entry) throw new CliError(`cannot describe message ${messageId}`);
   let payload: Buffer | undefined;
   if (options.payload) payload = await loadPayload(target, message);
   const { sha256Hex } = await import('../lambdas/core/schemes/primitives');
@@ -204,7 +203,6 @@ async function runShow(
     printJson({
       ...entry,
       attributes: message.attributes,
-      inboxStatus: record?.status,
       ...(payload === undefined
         ? {}
         : {
@@ -227,7 +225,7 @@ async function runShow(
         'sent',
         entry.sentAt ? `${entry.sentAt} (${formatAge((entry.ageSeconds ?? 0) * 1000)} ago)` : undefined,
       ],
-      ['inbox status', record?.status],
+      [destination === undefined ? 'inbox status' : `status at ${destination}`, entry.inboxStatus],
       [
         'payload',
         `${entry.payloadLocation}${entry.payloadBytes === undefined ? '' : `, ${entry.payloadBytes} bytes`}`,

@@ -14,6 +14,11 @@ export interface Opened {
   target: Target;
   ops: SqsQueueOps;
   inbox: DynamoInbox;
+  /**
+   * The forward destination whose queue and DLQ these are (`--destination`). Its redriven messages are
+   * taken up by the forwarder, which reads the delivery's history itself: no inbox record is marked.
+   */
+  destination?: string;
 }
 
 async function progressBar(enabled: boolean, total: number) {
@@ -66,8 +71,10 @@ export async function runRedrive(
   } else {
     print(
       `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
-        'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
-        'Follow them with `webhook-inbox deliveries list`.',
+        (opened.destination === undefined
+          ? 'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
+            'Follow them with `webhook-inbox deliveries list`.'
+          : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
     );
     if (after.visible + after.inFlight > 0) {
       print(
@@ -85,15 +92,21 @@ export async function runRedrive(
  * before `sinceMs` (see DynamoInbox.markRequeued): whatever the processor has done since with the moved
  * copy wins. A failed mark is not an error: the processor brings the record along when it takes the copy.
  */
-async function markRequeued(inbox: DynamoInbox, entry: DlqEntry, sinceMs: number): Promise<boolean> {
+async function markRequeued(
+  { inbox, destination }: Opened,
+  entry: DlqEntry,
+  sinceMs: number,
+): Promise<boolean> {
+  if (destination !== undefined) return false;
   if (!entry.provider || !entry.dedupKey) return false;
   return inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now(), sinceMs).catch(() => false);
 }
 
 async function redriveLocally(
-  { target, ops, inbox }: Opened,
+  opened: Opened,
   options: JsonOption & { maxPerSecond?: number },
 ): Promise<{ moved: number; method: string }> {
+  const { target, ops } = opened;
   const startedMs = Date.now();
   // A snapshot of the count: a message that fails again during the run is not chased round in circles.
   const total = (await ops.counts(target.dlqUrl)).visible;
@@ -126,7 +139,7 @@ async function redriveLocally(
         await ops.delete(target.dlqUrl, message.receiptHandle);
         // Only what moved is marked, and only after it moved: a record the processor has already taken
         // (leased, processed, given up again) is left as it is.
-        await markRequeued(inbox, entry, startedMs);
+        await markRequeued(opened, entry, startedMs);
         moved++;
         bar?.update(moved);
       }
@@ -153,9 +166,10 @@ function isOurTask(task: MoveTaskStatus, taskHandle: string | undefined, started
 const MOVE_POLL_MS = 2_000;
 
 export async function redriveOnAws(
-  { target, ops, inbox }: Opened,
+  opened: Opened,
   options: JsonOption & { maxPerSecond?: number; pollMs?: number },
 ): Promise<{ moved: number; method: string; taskHandle?: string }> {
+  const { target, ops } = opened;
   // What is there before the move: their records are marked once the task has completed, not before (a
   // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
   const startedMs = Date.now();
@@ -186,7 +200,7 @@ export async function redriveOnAws(
       bar?.update(task.moved);
       if (task.status === 'RUNNING') continue;
       if (task.status === 'COMPLETED') {
-        for (const entry of entries) await markRequeued(inbox, entry, startedMs);
+        for (const entry of entries) await markRequeued(opened, entry, startedMs);
         return { moved: task.moved, method: 'StartMessageMoveTask', taskHandle };
       }
       throw new CliError(

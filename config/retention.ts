@@ -23,5 +23,18 @@ export function queueRetentionSeconds(config: Config): number {
  * in as a new delivery (a second effect), or other bytes under the same id in with a 202.
  */
 export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
-  return Math.max(provider?.dedupTtlSeconds ?? 7 * 86_400, queueRetentionSeconds(config));
+  return Math.max(
+    provider?.dedupTtlSeconds ?? 7 * 86_400,
+    queueRetentionSeconds(config) + forwardingSeconds(config),
+  );
+}
+
+/**
+ * How much longer than the main queue a record must live when it carries the destinations' histories: a
+ * copy may wait up to SQS's 14 days on a destination's queue (a disabled destination), and a redrive from
+ * its DLQ starts another 14. A history gone with its record would no longer stop a resend.
+ */
+function forwardingSeconds(config: Pick<Config, 'destinations'>): number {
+  const forwards = Object.values(config.destinations ?? {}).some((d) => d.type !== 'handlers');
+  return forwards ? 2 * SQS_MAX_RETENTION_SECONDS : 0;
 }

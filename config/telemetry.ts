@@ -18,7 +18,10 @@ export const FORWARD_METRICS = {
   /** An attempt that failed (any reason): the numerator of the failure rate. */
   attemptFailed: 'ForwardAttemptFailed',
   deadLettered: 'ForwardDeadLettered',
-  /** Emitted (value 1) whenever the forwarder finds the destination disabled, and when it disables it. */
+  /**
+   * 1 whenever the forwarder finds the destination disabled or disables it; 0 with each delivery, so the
+   * alarm (which ignores missing data) clears once the destination takes deliveries again.
+   */
   disabled: 'DestinationDisabled',
   /** From the provider's delivery to the destination's 2xx. */
   latency: 'ForwardLatency',

@@ -223,6 +223,9 @@ export class InboxDestinations extends Construct {
     this.allow(forwarder, 'sqs:SendMessage', [
       ...new Set(this.destinations.flatMap((d) => (d.type === 'sqs' ? [d.queueArn] : []))),
     ]);
+    // Its own destination queues too: a delivery waiting on a disabled destination is sent anew before
+    // its last receive, so waiting never dead-letters it (forward-record.ts).
+    this.allow(forwarder, 'sqs:SendMessage', queueArns);
     this.eventSourceControl = this.grantEventSourceControl(forwarder);
   }
 

@@ -73,8 +73,9 @@ export interface DestinationAlarms {
   readonly deadLetters: cloudwatch.Alarm;
   /**
    * The forwarder disabled it (a 410 Gone) or found it disabled. Once its event source is disabled the
-   * forwarder sees none of its deliveries, so the metric stops and the alarm goes back to OK after a
-   * period while the destination stays disabled; its deliveries waiting on the queue then raise queueAge.
+   * forwarder sees none of its deliveries and the metric stops: missing data keeps the alarm as it is, so
+   * it stays in ALARM while the destination is disabled, and goes back to OK with the first delivery after
+   * `destinations enable` (each delivered forward reports 0).
    */
   readonly disabled: cloudwatch.Alarm;
 }
@@ -328,6 +329,7 @@ export class InboxMonitoring extends Construct {
           metric: forwardMetric(id, FORWARD_METRICS.disabled, cloudwatch.Stats.MAXIMUM),
           threshold: 1,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.IGNORE,
         }),
       };
     }

@@ -22,6 +22,7 @@ import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import { SqsDestinationSender } from '../lambdas/adapters/sqs-destination';
+import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { localDestinationSecretKey } from '../lambdas/core/destinations/forward-state';
@@ -130,6 +131,10 @@ export function startForwarding(options: LocalForwardingOptions): LocalForwardin
       if (!made) throw new Error(`no queue for destination ${id}`);
       return new SqsMessageControl(clients.sqs, made.queueUrl);
     },
+    queues: new SqsForwardQueues(
+      clients.sqs,
+      Object.fromEntries(Object.entries(destinations).map(([id, made]) => [id, made.queueUrl])),
+    ),
     clock: systemClock,
     logger: options.logger,
     metrics: noMetrics,

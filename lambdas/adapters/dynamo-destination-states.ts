@@ -40,9 +40,9 @@ export class DynamoDestinationStates implements DestinationStates {
     this.clock = options.clock ?? systemClock;
   }
 
-  async status(destinationId: string): Promise<DestinationStatus> {
+  async status(destinationId: string, options: { fresh?: boolean } = {}): Promise<DestinationStatus> {
     const cached = this.cache.get(destinationId);
-    if (cached && this.clock.now() - cached.atMs < this.cacheMs) return cached.status;
+    if (!options.fresh && cached && this.clock.now() - cached.atMs < this.cacheMs) return cached.status;
     const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
       this.client.send(
         new GetItemCommand({

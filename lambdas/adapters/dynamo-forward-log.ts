@@ -30,9 +30,9 @@ export class DynamoForwardLog implements ForwardLog {
     return text === undefined ? undefined : parseForwardState(text);
   }
 
-  async put(pk: string, state: ForwardState): Promise<void> {
+  async put(pk: string, state: ForwardState): Promise<boolean> {
     // Conditioned on the record existing: an update alone would create a record with nothing but a history.
-    await conditionalWrite('UpdateItem', () =>
+    return conditionalWrite('UpdateItem', () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,

@@ -45,6 +45,9 @@ class AttemptTimeoutError extends Error {
 
 const failed = (code: string, retryable = true): AttemptResult => ({ kind: 'failed', code, retryable });
 
+/** What a receiver answers a signature it cannot verify with. */
+const REFUSED_SIGNATURE: ReadonlySet<number> = new Set([401, 403]);
+
 const ERRNO_CODES: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'connection_refused',
   ECONNRESET: 'connection_reset',
@@ -90,6 +93,21 @@ export class HttpDestinationSender implements DestinationSender {
     const { destination } = delivery;
     if (destination.type !== 'http') throw new Error(`not an http destination: ${destination.type}`);
     const secrets = await this.options.secrets.get(destination.id);
+    const result = await this.sendSigned(delivery, destination, secrets);
+    if (result.kind !== 'answered' || !REFUSED_SIGNATURE.has(result.status)) return result;
+    // Refused as unsigned or wrongly signed: the receiver may have been given a secret rotated since this
+    // container read its own (they are cached). Read them again, and if they changed, sign with them now.
+    // The source rate-limits the refresh, so a receiver that refuses everything costs no more reads.
+    const fresh = await this.options.secrets.get(destination.id, { refresh: true });
+    if (fresh.length === secrets.length && fresh.every((secret, i) => secret === secrets[i])) return result;
+    return this.sendSigned(delivery, destination, fresh);
+  }
+
+  private async sendSigned(
+    delivery: OutboundDelivery,
+    destination: HttpDestination,
+    secrets: readonly string[],
+  ): Promise<AttemptResult> {
     if (secrets.length === 0) return failed('destination_secret_missing');
     let headers: Record<string, string>;
     try {

@@ -10,9 +10,6 @@ import type { DestinationIntake } from '../core/destinations/ports';
 import { callDependency } from './dependency-call';
 
 export class LambdaDestinationIntake implements DestinationIntake {
-  /** What this container last set, so a batch of waiting deliveries pauses the mapping once. */
-  private readonly set = new Map<string, boolean>();
-
   constructor(
     private readonly client: LambdaClient,
     /** The forwarder's function name or ARN. */
@@ -29,8 +26,11 @@ export class LambdaDestinationIntake implements DestinationIntake {
     return this.setEnabled(destinationId, true);
   }
 
+  /**
+   * Nothing is remembered between calls: the CLI's `destinations enable` changes the mapping behind this
+   * container's back. The mapping's own state says whether an update is needed.
+   */
   private async setEnabled(destinationId: string, enabled: boolean): Promise<void> {
-    if (this.set.get(destinationId) === enabled) return;
     const queueArn = Object.hasOwn(this.queueArns, destinationId) ? this.queueArns[destinationId] : undefined;
     if (queueArn === undefined) throw new Error(`no queue for destination ${destinationId}`);
     const { EventSourceMappings: mappings = [] } = await callDependency(
@@ -43,11 +43,16 @@ export class LambdaDestinationIntake implements DestinationIntake {
     );
     for (const mapping of mappings) {
       if (mapping.UUID === undefined) continue;
+      const state = mapping.State ?? '';
+      if (
+        enabled ? state === 'Enabled' || state === 'Enabling' : state === 'Disabled' || state === 'Disabling'
+      ) {
+        continue;
+      }
       await callDependency('lambda', 'UpdateEventSourceMapping', () =>
         this.client.send(new UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: enabled })),
       );
     }
-    this.set.set(destinationId, enabled);
   }
 }
 

@@ -17,6 +17,7 @@ export async function sendMessage(
         QueueUrl: queueUrl,
         MessageBody: message.body,
         MessageAttributes: toMessageAttributes(message.attributes),
+        ...(message.delaySeconds ? { DelaySeconds: message.delaySeconds } : {}),
       }),
     ),
   );

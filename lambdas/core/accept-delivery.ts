@@ -68,6 +68,15 @@ function mediaType(headers: HeaderMap): string | undefined {
   return header.value.split(';', 1)[0]?.trim().toLowerCase();
 }
 
+/**
+ * The Content-Type as the provider sent it, parameters (charset) included: the envelope's
+ * `datacontenttype`, which destinations forward with the exact bytes.
+ */
+function contentTypeOf(headers: HeaderMap): string | undefined {
+  const header = singleHeader(headers, 'content-type');
+  return header.ok ? header.value.trim() : undefined;
+}
+
 async function verifySignature(
   deps: AcceptDeliveryDeps,
   provider: ResolvedProvider,
@@ -139,7 +148,14 @@ export async function acceptDelivery(
     const eventType = delivery.readEventType();
     if (!eventType.ok) return { ...facts, outcome: 'rejected', reason: eventType.reason };
     facts.eventType = eventType.value;
-    return await claimAndEnqueue(deps, provider, delivery, type, facts, signal);
+    return await claimAndEnqueue(
+      deps,
+      provider,
+      delivery,
+      contentTypeOf(request.headers) ?? type,
+      facts,
+      signal,
+    );
   } catch (error) {
     if (error instanceof TimedOut) return { ...facts, outcome: 'timed_out', stage: error.stage };
     if (error instanceof DeadlineReached) return { ...facts, outcome: 'timed_out', stage: 'verify' };

@@ -102,6 +102,8 @@ export interface ResourceVersions {
 export interface QueueMessage {
   body: string;
   attributes: Record<string, string>;
+  /** SendMessage's DelaySeconds (0 to 900). @default 0 */
+  delaySeconds?: number;
 }
 
 export interface DeliveryQueue {

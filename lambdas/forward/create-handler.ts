@@ -35,6 +35,11 @@ const NOT_DONE: ReadonlySet<ForwardResult['outcome']> = new Set([
   'not_started',
 ]);
 
+/** Whether SQS may delete the message: done, or (a waiting delivery sent anew) stood in for by another. */
+function acknowledged(result: ForwardResult): boolean {
+  return !NOT_DONE.has(result.outcome) || (result.outcome === 'waiting' && result.requeued === true);
+}
+
 function metricsFor(deps: ForwardHandlerDeps, result: ForwardResult): void {
   if (!result.destination) return;
   const dimension = { name: FORWARD_DIMENSION, value: result.destination };
@@ -43,6 +48,8 @@ function metricsFor(deps: ForwardHandlerDeps, result: ForwardResult): void {
     (result.outcome === 'retry' || result.outcome === 'dead_lettered') && result.attempted;
   if (result.outcome === 'delivered') {
     count(FORWARD_METRICS.delivered);
+    // The disabled alarm keeps its state through missing data: a delivery says the destination is back.
+    deps.metrics.addDimensionedMetric(FORWARD_METRICS.disabled, dimension, 'Count', 0);
     deps.metrics.addDimensionedMetric(FORWARD_METRICS.latency, dimension, 'Milliseconds', result.latencyMs);
   }
   if (attemptFailed || (result.outcome === 'waiting' && result.disabledNow))
@@ -103,7 +110,7 @@ export function createForwardHandler(deps: ForwardHandlerDeps): ForwardHandler {
       results.push(result);
       metricsFor(deps, result);
       logResult(deps, record.messageId, result);
-      if (NOT_DONE.has(result.outcome)) throw new RetryLater('code' in result ? result.code : result.outcome);
+      if (!acknowledged(result)) throw new RetryLater('code' in result ? result.code : result.outcome);
       settled.add(record.messageId);
     };
     // A new processor per batch: it keeps per-batch state, and local mode runs batches concurrently.
@@ -149,12 +156,23 @@ async function afterBatch(deps: ForwardHandlerDeps, results: readonly ForwardRes
           .catch(() => deps.logger.warn('destination counts not written', { destination: id })),
       ),
     ...[...paused].map((id) =>
-      deps.intake.pause(id).catch((error: unknown) =>
-        deps.logger.error('destination intake not paused: its deliveries follow the schedule to the DLQ', {
+      pauseIntake(deps, id).catch((error: unknown) =>
+        deps.logger.error('destination intake not paused: its deliveries are rechecked on a schedule', {
           destination: id,
           errorName: (error as Error)?.name ?? 'unknown',
         }),
       ),
     ),
   ]);
+}
+
+/**
+ * Pauses a disabled destination's intake, unless an operator has enabled it since the batch read its
+ * state. `destinations enable` writes the state, then resumes the intake: so a pause that lands after
+ * that resume sees the state enabled when it reads it again, and resumes the intake itself.
+ */
+async function pauseIntake(deps: ForwardHandlerDeps, id: string): Promise<void> {
+  if ((await deps.states.status(id, { fresh: true })).enabled) return;
+  await deps.intake.pause(id);
+  if ((await deps.states.status(id, { fresh: true })).enabled) await deps.intake.resume(id);
 }

@@ -7,6 +7,7 @@ import { DynamoForwardLog } from '../adapters/dynamo-forward-log';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { LambdaDestinationIntake } from '../adapters/lambda-destination-intake';
 import { S3PayloadReader } from '../adapters/s3-payloads';
+import { SqsForwardQueues } from '../adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
 import { forwardLambda } from './lambda';
@@ -38,6 +39,7 @@ export const handler = forwardLambda({
     if (!control) throw new Error(`no queue for destination ${id}`);
     return control;
   },
+  queues: new SqsForwardQueues(clients.sqs, queueUrls),
   clock: systemClock,
   ...jsonTelemetry({ service: SERVICE.forward, namespace: METRICS_NAMESPACE }),
 });

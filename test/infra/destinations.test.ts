@@ -379,8 +379,13 @@ describe('permissions', () => {
         Resource: [{ 'Fn::GetAtt': [bus, 'Arn'] }, IMPORTED_BUS_ARN],
       },
     ]);
+    const ownQueues = forwards.map((d) => ({
+      'Fn::GetAtt': [queueId(destinationQueueNames(`${STACK_NAME}-Inbox-queue`, d.id).queueName), 'Arn'],
+    }));
+    // The target queue, and its own queues (a waiting delivery is sent anew; never to a DLQ).
     expect(statementsWith(roleOf(forwarderId()), 'sqs:SendMessage')).toEqual([
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: TARGET_QUEUE_ARN },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: ownQueues },
     ]);
   });
 
@@ -540,7 +545,8 @@ describe('alarms and dashboard', () => {
         Dimensions: dimensionsOf(destination.id),
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        TreatMissingData: 'notBreaching',
+        // A disabled destination's forwarder sees nothing: the alarm keeps its state until deliveries resume.
+        TreatMissingData: 'ignore',
       });
     }
     // orders' longest step is 5 minutes: the 15-minute floor applies; the others wait up to 12 h.

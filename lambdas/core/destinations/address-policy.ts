@@ -42,6 +42,8 @@ const RULES: readonly [ForbiddenReason, 'ipv4' | 'ipv6', string, number][] = [
   ['reserved', 'ipv4', '203.0.113.0', 24],
   ['reserved', 'ipv6', '2001:db8::', 32],
   ['reserved', 'ipv6', '100::', 64], // discard-only
+  ['reserved', 'ipv6', '2001::', 32], // Teredo: tunnels to an address it hides
+  ['reserved', 'ipv4', '192.88.99.0', 24], // 6to4 relay anycast
 ];
 
 const LISTS = new Map<ForbiddenReason, BlockList>();
@@ -53,13 +55,14 @@ for (const [reason, family, address, prefix] of RULES) {
 
 /**
  * The IPv4 address an IPv6 one stands for, where it embeds one that the network will reach: mapped
- * (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::/48).
+ * (::ffff:a.b.c.d), translated (SIIT, ::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96)
+ * and 6to4 (2002:AABB:CCDD::/48).
  */
 function embeddedIpv4(address: string): string | undefined {
   const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  const dotted = /^(?:::ffff:(?:0:)?|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const hex = /^(?:::ffff:(?:0:)?|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
   const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
   const pair = hex ?? sixToFour;
   if (!pair) return undefined;

@@ -16,7 +16,7 @@ import type { Clock, MessageControl, PayloadReader } from '../ports';
 import { isLastReceive, MAX_STEP_SECONDS } from '../retry-schedule';
 import { type AttemptResult, forwardDelaySeconds, judgeAttempt } from './attempt';
 import type { ForwardState } from './forward-state';
-import type { DestinationSenders, DestinationStates, ForwardLog } from './ports';
+import type { DestinationSenders, DestinationStates, ForwardLog, ForwardQueues } from './ports';
 import { webhookId } from './signing';
 
 export interface ForwardDeps {
@@ -27,6 +27,8 @@ export interface ForwardDeps {
   payloads: PayloadReader;
   /** The hold on a message of the destination's own queue. */
   messagesFor(destinationId: string): MessageControl;
+  /** The destinations' queues: a delivery waiting on a disabled destination is sent to its queue anew. */
+  queues: ForwardQueues;
   clock: Clock;
   random?: () => number;
   /** When the invocation started, epoch ms: SQS counts a visibility change's 12 h from the receive. */
@@ -57,7 +59,8 @@ export type ForwardResult = {
   recorded?: boolean;
 } & (
   | {
-      outcome: 'delivered' /** From the provider's delivery to the destination's acceptance. */;
+      outcome: 'delivered';
+      /** From the provider's delivery to the destination's acceptance. */
       latencyMs: number;
     }
   /** Delivered already (a second copy, or a redrive of a delivered one): nothing sent. */
@@ -65,7 +68,8 @@ export type ForwardResult = {
   | {
       outcome: 'retry';
       code: string;
-      delaySeconds: number /** Whether an attempt failed (not a read). */;
+      delaySeconds: number;
+      /** Whether an attempt failed (not a read or a secret). */
       attempted: boolean;
     }
   | { outcome: 'dead_lettered'; code: string; attempted: boolean }
@@ -75,8 +79,11 @@ export type ForwardResult = {
   | {
       outcome: 'waiting';
       code: string;
-      delaySeconds: number /** This attempt's 410 disabled it. */;
+      delaySeconds: number;
+      /** This attempt's 410 disabled it. */
       disabledNow: boolean;
+      /** Sent to its queue anew (this message acknowledged), so that waiting spends none of its receives. */
+      requeued?: boolean;
     }
   | { outcome: 'not_started' }
 );
@@ -222,25 +229,31 @@ class ForwardStep {
     }
   }
 
-  /** Disabled: wait on the queue (the intake is paused, see forward-batch), or dead-letter per its setting. */
+  /**
+   * Disabled: wait (the batch pauses the destination's intake, create-handler.ts), or dead-letter per its
+   * setting. A waiting message is looked at again after at most WAIT_RECHECK_SECONDS, in case the intake
+   * could not be paused, and comes back that soon after `destinations enable`. Each look is a receive, so
+   * before the last one the delivery goes to the queue anew, as a new message: waiting never sends it to
+   * the DLQ. (If that send fails, the message is only hidden again.)
+   */
   private async disabled(code: string, disabledNow: boolean): Promise<ForwardResult> {
     if (this.destination.whenDisabled === 'dlq') return this.giveUp(code, disabledNow);
-    // Hidden for a schedule step, so that if the intake could not be paused the message still follows
-    // the schedule to the DLQ rather than spinning; once paused, nothing receives it until enabled.
-    const delaySeconds = this.delay(undefined);
-    await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
     const recorded =
       this.prior?.state === 'waiting' && !disabledNow
         ? true
         : await this.write({ ...this.base(), state: 'waiting', lastErrorCode: code });
-    return {
-      ...this.facts,
-      outcome: 'waiting',
-      code,
-      delaySeconds,
-      disabledNow,
-      ...(recorded ? {} : { recorded }),
-    };
+    const facts = { ...this.facts, code, disabledNow, ...(recorded ? {} : { recorded }) };
+    const delaySeconds = Math.min(this.delay(undefined), WAIT_RECHECK_SECONDS);
+    if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount + 1)) {
+      const message = { body: this.record.body, attributes: this.record.attributes, delaySeconds };
+      const requeued = await this.deps.queues
+        .send(this.destination.id, message)
+        .then(() => true)
+        .catch(() => false);
+      if (requeued) return { ...facts, outcome: 'waiting', delaySeconds, requeued };
+    }
+    await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
+    return { ...facts, outcome: 'waiting', delaySeconds };
   }
 
   private async retry(
@@ -309,8 +322,7 @@ class ForwardStep {
 
   private async write(state: ForwardState): Promise<boolean> {
     try {
-      await this.deps.history.put(this.pk, state);
-      return true;
+      return await this.deps.history.put(this.pk, state);
     } catch {
       return false;
     }
@@ -336,6 +348,9 @@ class ForwardStep {
  * retries a throttled invoke. A 12 h step therefore waits 11 h 45 m.
  */
 const RECEIVE_MARGIN_SECONDS = 900;
+
+/** The longest a delivery waiting on a disabled destination stays hidden before it is looked at again. */
+export const WAIT_RECHECK_SECONDS = 300;
 
 /** Hands the message back at once: the next receive comes soon, and the redrive policy can move it. */
 async function drain(messages: MessageControl, record: ForwardRecordInput): Promise<void> {

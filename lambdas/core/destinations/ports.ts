@@ -31,8 +31,11 @@ export type DestinationSenders = Partial<Record<ForwardDestination['type'], Dest
 export interface ForwardLog {
   /** Undefined if the record has no history for it (or no longer exists). Throws DependencyError. */
   get(pk: string, destinationId: string): Promise<ForwardState | undefined>;
-  /** Replaces the destination's history on an existing record; a record TTL deleted is left alone. */
-  put(pk: string, state: ForwardState): Promise<void>;
+  /**
+   * Replaces the destination's history on an existing record. False if there is no record (TTL deleted
+   * it): the history is not kept, which the caller must treat as not recorded. Throws DependencyError.
+   */
+  put(pk: string, state: ForwardState): Promise<boolean>;
 }
 
 export interface DestinationStatus {
@@ -49,8 +52,8 @@ export interface DestinationCounts {
 
 /** Whether each destination is enabled, and its recent counts. */
 export interface DestinationStates {
-  /** Throws DependencyError. Implementations may cache for a few seconds. */
-  status(destinationId: string): Promise<DestinationStatus>;
+  /** Throws DependencyError. Implementations may cache for a few seconds, unless `fresh`. */
+  status(destinationId: string, options?: { fresh?: boolean }): Promise<DestinationStatus>;
   disable(destinationId: string, reason: string, nowMs: number): Promise<void>;
   enable(destinationId: string, nowMs: number): Promise<void>;
   /** Adds to the hour's counts (one write per batch, not per attempt). */

@@ -167,12 +167,15 @@ describe('webhook-inbox destinations', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     const key = await deliver();
     const entries = await eventually(
       async () =>
-        json<{ dedupKey: string }[]>(
+        json<{ dedupKey: string; errorCode?: string; inboxStatus?: string }[]>(
           await runCli(project.dir, ['dlq', 'list', '--destination', 'orders', '--json']),
         ),
       (list) => list.length === 1,
     );
-    expect(entries.map((e) => e.dedupKey)).toEqual([key]);
+    // The error and state are the delivery's at that destination, not the inbox record's (processed).
+    expect(entries.map((e) => [e.dedupKey, e.errorCode, e.inboxStatus])).toEqual([
+      [key, 'http_400', 'dead-lettered'],
+    ]);
     const mainDlq = json<unknown[]>(await runCli(project.dir, ['dlq', 'list', '--json']));
     expect(mainDlq).toEqual([]);
     const redrive = await runCli(project.dir, ['dlq', 'redrive', '--destination', 'orders']);

@@ -272,7 +272,10 @@ function lease(token: string, nowMs: number, overrides: Partial<LeaseRequest> = 
 describe('processing lease', () => {
   it('beginProcessing on an enqueued record takes the lease for this message and receive', async () => {
     const claim = await enqueued();
-    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({ kind: 'leased' });
+    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({
+      kind: 'leased',
+      forwarded: false,
+    });
     expect(await inbox.get(PK)).toMatchObject({
       status: 'processing',
       processingToken: 'p1',
@@ -345,7 +348,10 @@ describe('processing lease', () => {
   it('beginProcessing whose applied update was retried by the SDK after the answer was lost is leased, not held', async () => {
     const claim = await enqueued();
     const lost = loseNextAnswer('UpdateItemCommand');
-    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({ kind: 'leased' });
+    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0 + 100))).toEqual({
+      kind: 'leased',
+      forwarded: false,
+    });
     expect(lost.failures).toBe(1);
     expect((await inbox.get(PK))?.processingToken).toBe('p1');
   });
@@ -381,6 +387,7 @@ describe('processing lease', () => {
     const untyped = lease('p1', T0 + 100, { eventType: 'unknown' });
     expect(await inbox.beginProcessing(PK, { ...seedOf(claim), eventType: 'unknown' }, untyped)).toEqual({
       kind: 'leased',
+      forwarded: false,
     });
   });
 
@@ -443,6 +450,21 @@ describe('processing lease', () => {
     const record = await inbox.get(PK);
     expect(record).toMatchObject({ status: 'failed', attempts: 2, lastErrorCode: 'http_500' });
     expect(record?.processingToken).toBeUndefined();
+  });
+
+  it('markForwarded, under our lease, makes the next lease say the copies were sent; another token is refused', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    expect(await inbox.markForwarded(PK, 'other', T0 + 5)).toBe(false);
+    expect(await inbox.markForwarded(PK, 'p1', T0 + 5)).toBe(true);
+    expect(await inbox.markFailed(PK, 'p1', 'timeout', T0 + 10)).toBe(true);
+    expect(await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 20, { receiveCount: 2 }))).toEqual(
+      {
+        kind: 'leased',
+        forwarded: true,
+      },
+    );
+    expect((await inbox.get(PK))?.forwardedAt).toBe(new Date(T0 + 5).toISOString());
   });
 
   it('releaseLease lapses our unused lease at once, counts nothing, and lets the next receive take it', async () => {

@@ -374,3 +374,40 @@ describe('HttpDestinationSender: failures are results', () => {
     expect(await sender.send(outboundDelivery(destination))).toEqual({ kind: 'answered', status: 204 });
   });
 });
+
+describe('a secret rotated since the sender read it', () => {
+  it('signs again with the secrets read afresh when the receiver refuses the signature, once', async () => {
+    const server = await startDestinationServer();
+    const [before, after] = [newDestinationSecret(), newDestinationSecret()];
+    // The receiver was given the new secret already (it refuses the old signature, then takes the new
+    // one); the sender's cached read still has the old secret.
+    let reads = 0;
+    const secrets = {
+      get: async (_id: string, options?: { refresh?: boolean }) => {
+        reads++;
+        return options?.refresh ? [after, before] : [before];
+      },
+    };
+    const sender = new HttpDestinationSender({ secrets, allowLoopback: true });
+    const destination = httpDestination({ url: server.url() });
+    server.answer(status(401), status(204));
+    expect(await sender.send(outboundDelivery(destination))).toEqual({ kind: 'answered', status: 204 });
+    expect(server.received).toHaveLength(2);
+    expect(String(server.received[1]?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(reads).toBe(2);
+    await server.close();
+  });
+
+  it('does not send again when the secrets read afresh are the same', async () => {
+    const server = await startDestinationServer();
+    const secret = newDestinationSecret();
+    const sender = new HttpDestinationSender({ secrets: { get: async () => [secret] }, allowLoopback: true });
+    server.answer(status(403));
+    expect(await sender.send(outboundDelivery(httpDestination({ url: server.url() })))).toEqual({
+      kind: 'answered',
+      status: 403,
+    });
+    expect(server.received).toHaveLength(1);
+    await server.close();
+  });
+});

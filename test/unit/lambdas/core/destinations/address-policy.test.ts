@@ -29,6 +29,7 @@ describe('forbiddenAddress', () => {
       '192.0.2.1',
       '198.51.100.1',
       '203.0.113.9',
+      '192.88.99.1',
     ]),
   ])('refuses IPv4 %s as %s', (address, reason) => {
     expect(forbiddenAddress(address)).toBe(reason);
@@ -41,7 +42,7 @@ describe('forbiddenAddress', () => {
     ...cases('metadata', ['fd00:ec2::254', 'fd00:ec2::23']),
     ...cases('link_local', ['fe80::1', 'febf::1', 'fe80::1%eth0']),
     ...cases('multicast', ['ff02::1']),
-    ...cases('reserved', ['2001:db8::1', '100::1']),
+    ...cases('reserved', ['2001:db8::1', '100::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2']),
     ...cases('private', ['fec0::1', '64:ff9b:1::a00:1']), // site-local, local-use NAT64
   ])('refuses IPv6 %s as %s', (address, reason) => {
     expect(forbiddenAddress(address)).toBe(reason);
@@ -55,6 +56,8 @@ describe('forbiddenAddress', () => {
       '0:0:0:0:0:ffff:7f00:1',
       '::127.0.0.1', // compatible
       '::7f00:1', // compatible, as URL parsing writes [::127.0.0.1]
+      '::ffff:0:7f00:1', // translated (SIIT)
+      '::ffff:0:127.0.0.1',
       '64:ff9b::127.0.0.1', // NAT64
       '64:ff9b::7f00:1',
       '2002:7f00:1::1', // 6to4

@@ -1,0 +1,146 @@
+// forwardRecord's decisions over in-memory ports: what it sends, records and tells SQS, for the paths the
+// pipeline tests cannot steer (a history that cannot be written, the last receive while disabled, a
+// sender whose secret store is down).
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../../../config';
+import type { AttemptResult } from '../../../../../lambdas/core/destinations/attempt';
+import {
+  type ForwardDeps,
+  forwardRecord,
+  WAIT_RECHECK_SECONDS,
+} from '../../../../../lambdas/core/destinations/forward-record';
+import type { ForwardState } from '../../../../../lambdas/core/destinations/forward-state';
+import type { DestinationStatus } from '../../../../../lambdas/core/destinations/ports';
+import { buildEnvelope, MESSAGE_ATTRIBUTES, serializeEnvelope } from '../../../../../lambdas/core/envelope';
+import { DependencyError } from '../../../../../lambdas/core/errors';
+import { sha256Hex } from '../../../../../lambdas/core/schemes/primitives';
+
+const config = parseConfig({
+  destinations: {
+    hooks: { type: 'http', url: 'https://hooks.example.com/in', retrySchedule: ['10s', '20s'] },
+  },
+});
+const BODY = Buffer.from('{"type":"order.paid"}');
+const envelope = buildEnvelope({
+  provider: 'standard-webhooks',
+  dedupKey: 'msg_1',
+  eventType: 'order.paid',
+  contentType: 'application/json',
+  payloadSha256: sha256Hex(BODY),
+  body: BODY,
+  receivedAtMs: 1_000,
+});
+
+function harness(
+  options: { answer?: () => Promise<AttemptResult>; status?: DestinationStatus; putApplies?: boolean } = {},
+) {
+  const delays: number[] = [];
+  const sent: unknown[] = [];
+  const requeued: unknown[] = [];
+  let history: ForwardState | undefined;
+  const deps: ForwardDeps = {
+    config,
+    senders: {
+      http: {
+        send: async (delivery) => {
+          sent.push(delivery);
+          return (options.answer ?? (async () => ({ kind: 'answered', status: 204 }) as AttemptResult))();
+        },
+      },
+    },
+    history: {
+      get: async () => history,
+      put: async (_pk, state) => {
+        if (options.putApplies === false) return false;
+        history = state;
+        return true;
+      },
+    },
+    states: {
+      status: async () => options.status ?? { enabled: true },
+      disable: async () => undefined,
+      enable: async () => undefined,
+      count: async () => undefined,
+      recent: async () => ({ delivered: 0, failed: 0 }),
+    },
+    payloads: { get: async () => ({ body: BODY }), rewrite: async () => undefined },
+    messagesFor: () => ({ delay: async (_handle, seconds) => void delays.push(seconds) }),
+    queues: { send: async (_id, message) => (requeued.push(message), { messageId: 'copy' }) },
+    clock: { now: () => 2_000 },
+    random: () => 0.5,
+    invocationStartedMs: 2_000,
+  };
+  const record = (receiveCount: number, messageId = 'm-1') => ({
+    messageId,
+    receiptHandle: 'rh',
+    body: serializeEnvelope(envelope),
+    receiveCount,
+    sentTimestampMs: 1_000,
+    attributes: { [MESSAGE_ATTRIBUTES.destination]: 'hooks' },
+  });
+  return {
+    deps,
+    record,
+    delays,
+    sent,
+    requeued,
+    history: () => history,
+    setHistory: (state: ForwardState) => {
+      history = state;
+    },
+  };
+}
+
+describe('forwardRecord', () => {
+  it('retries on the schedule, rather than draining, a give-up the history could not record', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 400 }), putApplies: false });
+    const result = await forwardRecord(h.deps, h.record(1));
+    expect(result).toMatchObject({ outcome: 'retry', code: 'http_400', recorded: false });
+    expect(h.delays).toEqual([5]); // full jitter: half of the 10 s step with random() = 0.5
+  });
+
+  it('drains a recorded give-up at once, and a later receive of that message sends nothing', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 400 }) });
+    expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({
+      outcome: 'dead_lettered',
+      code: 'http_400',
+    });
+    expect(h.delays).toEqual([0]);
+    expect(await forwardRecord(h.deps, h.record(2))).toMatchObject({ outcome: 'draining', code: 'http_400' });
+    expect(h.sent).toHaveLength(1);
+  });
+
+  it('skips a delivery already delivered to the destination without sending', async () => {
+    const h = harness();
+    h.setHistory({ destination: 'hooks', state: 'delivered', attempts: 1, webhookId: 'msg_x' });
+    expect(await forwardRecord(h.deps, h.record(1, 'm-2'))).toMatchObject({ outcome: 'duplicate_skipped' });
+    expect(h.sent).toEqual([]);
+  });
+
+  it('counts no attempt when the sender cannot sign (its secret store is down): a retry, attempted false', async () => {
+    const h = harness({
+      answer: async () => {
+        throw new DependencyError('secrets', 'GetSecretValue');
+      },
+    });
+    expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({
+      outcome: 'retry',
+      code: 'secrets_unavailable',
+      attempted: false,
+    });
+    expect(h.history()?.attempts ?? 0).toBe(0);
+  });
+
+  it('while disabled, hides a waiting delivery for at most the recheck time, and never spends its last receive', async () => {
+    const h = harness({ status: { enabled: false, reason: 'http_410' } });
+    expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({ outcome: 'waiting', delaySeconds: 5 });
+    expect(h.requeued).toEqual([]);
+    // maxReceiveCount is 3: the second receive is the last one that may wait; it goes to the queue anew.
+    const second = await forwardRecord(h.deps, h.record(2));
+    expect(second).toMatchObject({ outcome: 'waiting', requeued: true });
+    expect(h.requeued).toHaveLength(1);
+    expect(h.sent).toEqual([]);
+    expect(h.history()).toMatchObject({ state: 'waiting', lastErrorCode: 'http_410' });
+    expect(WAIT_RECHECK_SECONDS).toBeLessThanOrEqual(300);
+  });
+});
