@@ -65,7 +65,12 @@ function harness(
     },
     payloads: { get: async () => ({ body: BODY }), rewrite: async () => undefined },
     messagesFor: () => ({ delay: async (_handle, seconds) => void delays.push(seconds) }),
-    queues: { send: async (_id, message) => (requeued.push(message), { messageId: 'copy' }) },
+    queues: {
+      send: async (_id, message) => {
+        requeued.push(message);
+        return { messageId: 'copy' };
+      },
+    },
     clock: { now: () => 2_000 },
     random: () => 0.5,
     invocationStartedMs: 2_000,
