@@ -13,6 +13,7 @@ import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from '..
 import { inboxKey } from '../inbox';
 import { loadPayload } from '../load-payload';
 import type { Clock, MessageControl, PayloadReader } from '../ports';
+import type { QueueRecord } from '../process-record';
 import { isLastReceive, MAX_STEP_SECONDS } from '../retry-schedule';
 import { type AttemptResult, forwardDelaySeconds, judgeAttempt } from './attempt';
 import type { ForwardState } from './forward-state';
@@ -37,14 +38,8 @@ export interface ForwardDeps {
   signal?: AbortSignal;
 }
 
-export interface ForwardRecordInput {
-  messageId: string;
-  receiptHandle: string;
-  body: string;
-  receiveCount: number;
-  sentTimestampMs: number;
-  attributes: Record<string, string>;
-}
+/** A destination-queue message, as the processor's (the same envelope, the same attributes). */
+export type ForwardRecordInput = QueueRecord;
 
 export type ForwardResult = {
   destination?: string;
