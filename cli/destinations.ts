@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { ResolvedDestination } from '../config';
+import { formatDuration } from '../lambdas/core/retry-schedule';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
 import { CliError, dash, details, maskSecret, print, printJson, table, UsageError } from './output';
 import type { Target } from './target-types';
@@ -245,7 +246,7 @@ async function runShow(target: Target, id: string, options: JsonOption & RevealO
       ],
       ...(destination.type === 'handlers'
         ? []
-        : ([['retries', destination.retrySchedule.map(String).join(' ') + ' seconds']] as const)),
+        : ([['retries', destination.retrySchedule.map(formatDuration).join(' ')]] as const)),
       ...(destination.type === 'http'
         ? ([
             ['secret', current === null ? 'none' : options.reveal ? current : maskSecret(current)],
