@@ -26,6 +26,7 @@ const SECTIONS: SectionEntry[] = [
   { name: 'cold-start', load: () => import('./cold-start') as Promise<{ default: Section<Row> }> },
   { name: 'end-to-end', load: () => import('./end-to-end') as Promise<{ default: Section<Row> }> },
   { name: 'local-ready', load: () => import('./local-ready') as Promise<{ default: Section<Row> }> },
+  { name: 'forwarding', load: () => import('./forwarding') as Promise<{ default: Section<Row> }> },
   { name: 'cost-model', load: () => import('./cost-model') as Promise<{ default: Section<Row> }> },
 ];
 
