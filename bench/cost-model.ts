@@ -889,8 +889,8 @@ function forwardModel(
     ...usage,
     batch: 1,
     forwarder: { ...usage.forwarder, billedMsPerBatch: single.billedMs },
-    // A batch of one copy waits for its own SendMessage; the CPU difference is left out.
-    processor: { ...usage.processor, batch: 1, addedMsPerBatch: NETWORK_MS['sqs:SendMessage'] ?? 0 },
+    // A batch of one waits for its own send and mark; the CPU difference is left out.
+    processor: { ...usage.processor, batch: 1, addedMsPerBatch: fanOut.networkMs - base.full.networkMs },
     receiveBytes: t.copyBytes,
     logBytesPerBatch: t.logBytes.single + platformLogBytes(single, fwd),
   };
@@ -1480,7 +1480,7 @@ function forwardingNotes(input: {
       'managed key adds KMS requests, not counted.',
     'Forwarder log lines: per delivery a `forward delivered` line and two EMF documents (ForwardDelivered, ' +
       'ForwardLatency: json-telemetry writes each dimensioned metric at once), counted from ' +
-      'lambdas/adapters/json-telemetry.ts as for the other Lambdas; Lambda writes none of its own at WARN.',
+      `lambdas/adapters/json-telemetry.ts as for the other Lambdas; Lambda's own: ${platformLogBytes(models.http.small.full, fwd)} B.`,
     ...FORWARD_TYPES.map(
       (type) =>
         `Fixed per month, each ${DESTINATION_NAME[type]} (the template against the one without destinations): ` +
