@@ -1,21 +1,23 @@
 // Section: cost model. Cost per million webhooks from the AWS list prices in bench/data/aws-prices.json, for
 // the configuration the CDK app synthesizes, with each front door (REST API with WAF, HTTP API, Lambda
-// function URL), arm64.
+// function URL), arm64; and what one destination of each type (http, eventbridge, sqs) adds per delivery
+// forwarded to it, priced by bench/lib/destination-cost.ts.
 //
 // Where every figure comes from:
 // - read from the template: synthesized offline in a child process (bench/lib/synth-child.ts) for every
 //   front door: each Lambda's memory, architecture and log group, the SQS event source's batch size, the
 //   table's billing mode, PITR and TTL, log retention, access log format, WAF rules, payload expiry and
-//   that of its server access logs, and the config the Lambdas get (inline limit, secret cache, dedup TTL).
-// - measured in this run: the real verify and processor handlers (built with their factories, no metrics,
-//   a silent log sink) run in this process against dynalite and fauxqs in a child process, one delivery or
-//   one batch at a time. Per invocation: this process's CPU time (process.cpuUsage), the AWS calls made
-//   (counted at the SDK's transport), item sizes, message sizes. A separate small pass counts log bytes
-//   from lambdas/adapters/json-telemetry.ts, the adapter both Lambda entries use, its lines counted
-//   instead of printed.
-// - assumed, and printed as such: the in-region time of each AWS call on Lambda, how Lambda's CPU share
-//   stretches CPU time, the log lines Lambda, API Gateway and S3 server access logging add, the monthly
-//   volume the amortized items are computed at.
+//   that of its server access logs, and the config the Lambdas get (inline limit, secret cache, dedup TTL);
+//   once more with each destination type, for the forwarder and what the destination adds to the month.
+// - measured in this run: the real verify, processor and forwarder handlers (built with their factories, no
+//   metrics, a silent log sink) run in this process against dynalite and fauxqs in a child process (and a
+//   destination server in another), one delivery or one batch at a time. Per invocation: this process's
+//   CPU time (process.cpuUsage), the AWS calls made (counted at the SDK's transport), item sizes, message
+//   sizes. A separate small pass counts log bytes from lambdas/adapters/json-telemetry.ts, the adapter the
+//   Lambda entries use, its lines counted instead of printed.
+// - assumed, and printed as such: the in-region time of each AWS call on Lambda and an HTTP destination's
+//   answer time, how Lambda's CPU share stretches CPU time, the log lines Lambda, API Gateway and S3 server
+//   access logging add, the monthly volume the amortized items are computed at.
 
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -1328,7 +1330,7 @@ function destinationMonthly(
   const alarmMetrics = facts.monthly.alarmMetrics - base.monthly.alarmMetrics;
   const items: MonthlyItem[] = [
     {
-      item: `${alarmMetrics} alarm metrics (${facts.monthly.alarms - base.monthly.alarms} alarms, the forwarder's own among them)`,
+      item: `${alarmMetrics} alarm metrics (${facts.monthly.alarms - base.monthly.alarms} alarms; one, the forwarder's errors, is shared by every destination)`,
       usd: alarmMetrics * p('cloudwatchAlarmMetricMonth'),
     },
     {
@@ -1476,8 +1478,9 @@ function forwardingNotes(input: {
       "internet at the first tier; TCP and TLS framing, and a new connection's handshake, are not counted, nor " +
       'the answer (inbound is free). A destination inside AWS is billed at AWS-internal rates instead. The ' +
       'forwarder is not in a VPC: no NAT gateway. EventBridge: delivery to rule targets in the same account is ' +
-      'free; to a bus in another account, $1.00 per million more. SQS: a target encrypted with a customer ' +
-      'managed key adds KMS requests, not counted.',
+      'free; to a bus in another account, $1.00 per million more; an entry over 256 KB carries a reference to ' +
+      "the body, which the forwarder writes again under the payload's own key (a PUT, no storage added). SQS: a " +
+      'target encrypted with a customer managed key adds KMS requests, not counted.',
     'Forwarder log lines: per delivery a `forward delivered` line and two EMF documents (ForwardDelivered, ' +
       'ForwardLatency: json-telemetry writes each dimensioned metric at once), counted from ' +
       `lambdas/adapters/json-telemetry.ts as for the other Lambdas; Lambda's own: ${platformLogBytes(models.http.small.full, fwd)} B.`,

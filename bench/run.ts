@@ -43,7 +43,8 @@ interface SectionReport {
 const USAGE = `Usage: npm run bench -- [--json] [--only <section>]... [--quick]
 Sections, in order: ${SECTIONS.map((s) => s.name).join(', ')}
 cost-model prices the synthesized stack from bench/data/aws-prices.json (see its date) with handler
-times measured in the same run; --quick measures fewer deliveries.`;
+times measured in the same run, and what each destination type adds; forwarding times local mode's
+forwarder against a plain fetch of the same bodies; --quick measures fewer deliveries.`;
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;
