@@ -1,21 +1,23 @@
 // Section: cost model. Cost per million webhooks from the AWS list prices in bench/data/aws-prices.json, for
 // the configuration the CDK app synthesizes, with each front door (REST API with WAF, HTTP API, Lambda
-// function URL), arm64.
+// function URL), arm64; and what one destination of each type (http, eventbridge, sqs) adds per delivery
+// forwarded to it, priced by bench/lib/destination-cost.ts.
 //
 // Where every figure comes from:
 // - read from the template: synthesized offline in a child process (bench/lib/synth-child.ts) for every
 //   front door: each Lambda's memory, architecture and log group, the SQS event source's batch size, the
 //   table's billing mode, PITR and TTL, log retention, access log format, WAF rules, payload expiry and
-//   that of its server access logs, and the config the Lambdas get (inline limit, secret cache, dedup TTL).
-// - measured in this run: the real verify and processor handlers (built with their factories, no metrics,
-//   a silent log sink) run in this process against dynalite and fauxqs in a child process, one delivery or
-//   one batch at a time. Per invocation: this process's CPU time (process.cpuUsage), the AWS calls made
-//   (counted at the SDK's transport), item sizes, message sizes. A separate small pass counts log bytes
-//   from lambdas/adapters/json-telemetry.ts, the adapter both Lambda entries use, its lines counted
-//   instead of printed.
-// - assumed, and printed as such: the in-region time of each AWS call on Lambda, how Lambda's CPU share
-//   stretches CPU time, the log lines Lambda, API Gateway and S3 server access logging add, the monthly
-//   volume the amortized items are computed at.
+//   that of its server access logs, and the config the Lambdas get (inline limit, secret cache, dedup TTL);
+//   once more with each destination type, for the forwarder and what the destination adds to the month.
+// - measured in this run: the real verify, processor and forwarder handlers (built with their factories, no
+//   metrics, a silent log sink) run in this process against dynalite and fauxqs in a child process (and a
+//   destination server in another), one delivery or one batch at a time. Per invocation: this process's
+//   CPU time (process.cpuUsage), the AWS calls made (counted at the SDK's transport), item sizes, message
+//   sizes. A separate small pass counts log bytes from lambdas/adapters/json-telemetry.ts, the adapter the
+//   Lambda entries use, its lines counted instead of printed.
+// - assumed, and printed as such: the in-region time of each AWS call on Lambda and an HTTP destination's
+//   answer time, how Lambda's CPU share stretches CPU time, the log lines Lambda, API Gateway and S3 server
+//   access logging add, the monthly volume the amortized items are computed at.
 
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -23,44 +25,85 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { SQSEvent } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import type { Config } from '../config';
 import { decodeLambdaConfig } from '../config/lambda-config';
-import { ENV } from '../config/runtime';
-import { METRICS_NAMESPACE, PROCESS_METRICS, SERVICE, VERIFY_METRICS } from '../config/telemetry';
+import { type DestinationResources, ENV } from '../config/runtime';
+import {
+  FORWARD_METRICS,
+  METRICS_NAMESPACE,
+  PROCESS_METRICS,
+  SERVICE,
+  VERIFY_METRICS,
+} from '../config/telemetry';
 import { type AwsClients, createAwsClients } from '../lambdas/adapters/clients';
+import { DynamoDestinationStates } from '../lambdas/adapters/dynamo-destination-states';
+import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-versions';
+import { EventBridgeDestinationSender } from '../lambdas/adapters/eventbridge-destination';
+import { HttpDestinationSender } from '../lambdas/adapters/http-destination';
 import { jsonTelemetry } from '../lambdas/adapters/json-telemetry';
+import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import { SecretsManagerSource } from '../lambdas/adapters/secrets';
+import { SqsDestinationSender } from '../lambdas/adapters/sqs-destination';
+import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { type ReceivedMessage, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import { entrySize } from '../lambdas/core/destinations/eventbridge-entry';
+import type { DestinationSenders, ForwardQueues } from '../lambdas/core/destinations/ports';
+import { newDestinationSecret } from '../lambdas/core/destinations/signing';
 import { payloadKey } from '../lambdas/core/envelope';
 import { inboxKey, type NewClaim } from '../lambdas/core/inbox';
 import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/ports';
 import { SCHEMES } from '../lambdas/core/schemes';
 import { type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
 import { defineEvent } from '../lambdas/events';
+import { forwardLambda } from '../lambdas/forward/lambda';
 import type { ProcessHandler } from '../lambdas/process/create-handler';
 import { processLambda } from '../lambdas/process/lambda';
 import type { VerifyHandler } from '../lambdas/verify/create-handler';
 import { verifyLambda } from '../lambdas/verify/lambda';
+import { provisionDestinations } from '../local/forwarding';
 import { type ProvisionedResources, provisionResources } from '../local/resources';
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { sqsRecordFrom } from '../local/sqs-event-source';
 import { CallRecorder, callKey, dynamoItemBytes, type RecordedCall, sqsPayloadBytes } from './lib/aws-calls';
-import { jsonBody } from './lib/bodies';
-import { runTsChild, startTsChild } from './lib/child';
+import { signedDelivery } from './lib/bodies';
+import { runTsChild, startTsChild, type TsChild } from './lib/child';
+import {
+  type Cell,
+  GB,
+  type Line,
+  lineList,
+  logPriceLabel,
+  logPricePerGb,
+  MILLION,
+  MONTH_DAYS,
+  mergeRows,
+  num,
+  total,
+  usd,
+} from './lib/cost-lines';
+import {
+  DESTINATION_LINE_ORDER,
+  DESTINATION_NAME,
+  type DestinationUsage,
+  destinationLines,
+  FORWARD_TYPES,
+  type ForwardType,
+} from './lib/destination-cost';
 import { formatBytes } from './lib/format';
 import { median, percentile } from './lib/measure';
 import { loadPrices, PRICE_FILE, type PriceKey, type Prices } from './lib/prices';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
-import type { FunctionFacts, TemplateFacts } from './lib/template-facts';
+import type { ForwarderFacts, FunctionFacts, TemplateFacts } from './lib/template-facts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -78,8 +121,16 @@ const SMALL_BYTES = 1024;
 const LARGE_BYTES = 256 * 1024;
 
 /** Deliveries per body size. Processor batches are built from the same deliveries. */
-const FULL = { small: { warmup: 30, measured: 300, singles: 100 }, large: { warmup: 10, measured: 60 } };
-const QUICK = { small: { warmup: 10, measured: 60, singles: 20 }, large: { warmup: 10, measured: 20 } };
+const FULL = {
+  small: { warmup: 30, measured: 300, singles: 100 },
+  large: { warmup: 10, measured: 60 },
+  forward: { small: { warmup: 10, measured: 100, singles: 20 }, large: { warmup: 5, measured: 20 } },
+};
+const QUICK = {
+  small: { warmup: 10, measured: 60, singles: 20 },
+  large: { warmup: 10, measured: 20 },
+  forward: { small: { warmup: 5, measured: 20, singles: 5 }, large: { warmup: 5, measured: 10 } },
+};
 
 // ---- Stated assumptions (printed with the results) ----
 
@@ -97,15 +148,12 @@ const NETWORK_MS: Record<string, number> = {
   's3:PutObject': 40,
   's3:GetObject': 25,
   'secrets:GetSecretValue': 20,
+  'eventbridge:PutEvents': 20,
 };
 const DEFAULT_NETWORK_MS = 10;
 /** AWS: at 1,769 MB a function has the equivalent of one vCPU; CPU share is proportional to memory. */
 const ONE_VCPU_MB = 1769;
-const MILLION = 1_000_000;
-const MONTH_DAYS = 30.4375;
 const MONTH_SECONDS = MONTH_DAYS * 86_400;
-/** Bytes in a billed GB: 10^9, the larger count of GBs (AWS may mean 2^30). */
-const GB = 1e9;
 /** The volume the per-month items (secret fetches) are spread over. */
 const WEBHOOKS_PER_MONTH = 1_000_000;
 const WARM_VERIFY_CONTAINERS = 1;
@@ -198,17 +246,13 @@ function signedEvent(env: Env, id: string, size: number) {
   const provider = env.config.providers[PROVIDER];
   const scheme = SCHEMES[provider?.scheme ?? PROVIDER];
   if (!provider || !scheme) throw new SectionAbort(`the synthesized config has no ${PROVIDER} provider`);
-  const body = jsonBody(size, id, EVENT_TYPE, { timestamp: new Date().toISOString() });
-  const signed = scheme.sign({
-    body,
+  const { body, headers } = signedDelivery(scheme, {
     secret: env.secret,
-    timestamp: Math.floor(Date.now() / 1000),
     id,
+    size,
     eventType: EVENT_TYPE,
     options: provider.options,
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
   const headerBytes = Object.entries(headers).reduce(
     (sum, [name, value]) => sum + Buffer.byteLength(`${name}: ${value}\r\n`),
     0,
@@ -269,6 +313,7 @@ function buildPhase(
     process: { logger: LogSink; metrics: MetricSink };
   },
   wrapInbox: (inbox: Inbox) => Inbox = (inbox) => inbox,
+  forwards?: ForwardQueues,
 ): Phase {
   const { clients, config } = env;
   const inbox = wrapInbox(new DynamoInbox(clients.dynamodb, resources.tableName));
@@ -291,6 +336,7 @@ function buildPhase(
       messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
       versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
       handlers: SILENT_HANDLERS,
+      forwards,
       clock: systemClock,
       defaultLeaseMs: env.facts.processor.timeoutSeconds * 1000,
       ...telemetry.process,
@@ -327,21 +373,62 @@ async function receive(env: Env, queueUrl: string, count: number): Promise<Recei
   return messages;
 }
 
-async function processBatch(env: Env, phase: Phase, messages: ReceivedMessage[], time = true) {
-  const { queueUrl, queueArn } = phase.resources;
-  const event: SQSEvent = { Records: messages.map((m) => sqsRecordFrom(m, queueArn, REGION)) };
-  const timeoutMs = env.facts.processor.timeoutSeconds * 1000;
+type BatchHandler = (
+  event: SQSEvent,
+  context: { getRemainingTimeInMillis(): number },
+) => Promise<SQSBatchResponse>;
+
+/** One batch through a queue's handler as the event source calls it; then the deletes, untimed. */
+async function invokeBatch(
+  env: Env,
+  handler: BatchHandler,
+  queue: { queueUrl: string; queueArn: string },
+  timeoutSeconds: number,
+  messages: ReceivedMessage[],
+  time = true,
+) {
+  const event: SQSEvent = { Records: messages.map((m) => sqsRecordFrom(m, queue.queueArn, REGION)) };
   const started = Date.now();
   const call = () =>
-    phase.processor(event, { getRemainingTimeInMillis: () => timeoutMs - (Date.now() - started) });
+    handler(event, { getRemainingTimeInMillis: () => timeoutSeconds * 1000 - (Date.now() - started) });
   const [response, invocation] = time ? await timed(env, messages.length, call) : [await call(), undefined];
   if (response.batchItemFailures.length > 0)
-    throw new SectionAbort(
-      `the processor failed ${response.batchItemFailures.length} of ${messages.length} records`,
-    );
+    throw new SectionAbort(`${response.batchItemFailures.length} of ${messages.length} records failed`);
   // The event source deletes what succeeded; not part of the function's time.
-  await Promise.all(messages.map((m) => env.queueOps.delete(queueUrl, m.receiptHandle)));
+  await Promise.all(messages.map((m) => env.queueOps.delete(queue.queueUrl, m.receiptHandle)));
   return invocation;
+}
+
+function processBatch(env: Env, phase: Phase, messages: ReceivedMessage[], time = true) {
+  return invokeBatch(
+    env,
+    phase.processor,
+    phase.resources,
+    env.facts.processor.timeoutSeconds,
+    messages,
+    time,
+  );
+}
+
+/** The largest SendMessage payload (body and attributes) the invocations sent. */
+function largestSend(invocations: Invocation[]): number {
+  return Math.max(
+    0,
+    ...invocations.flatMap((inv) =>
+      inv.calls
+        .filter((c) => callKey(c) === 'sqs:SendMessage' && c.body)
+        .map((c) => {
+          const input = JSON.parse(c.body as string) as {
+            MessageBody: string;
+            MessageAttributes?: Record<string, { StringValue?: string }>;
+          };
+          const attributes = Object.fromEntries(
+            Object.entries(input.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? '']),
+          );
+          return sqsPayloadBytes(input.MessageBody, attributes);
+        }),
+    ),
+  );
 }
 
 function receivePayloadBytes(messages: ReceivedMessage[]): number {
@@ -381,23 +468,7 @@ async function measure(
     requestBytes = Math.max(requestBytes, done.requestBytes);
     answerBytes = Math.max(answerBytes, done.answerBytes);
   }
-  const sendPayloadBytes = Math.max(
-    0,
-    ...verify.flatMap((inv) =>
-      inv.calls
-        .filter((c) => callKey(c) === 'sqs:SendMessage' && c.body)
-        .map((c) => {
-          const input = JSON.parse(c.body as string) as {
-            MessageBody: string;
-            MessageAttributes?: Record<string, { StringValue?: string }>;
-          };
-          const attributes = Object.fromEntries(
-            Object.entries(input.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue ?? '']),
-          );
-          return sqsPayloadBytes(input.MessageBody, attributes);
-        }),
-    ),
-  );
+  const sendPayloadBytes = largestSend(verify);
 
   // Processor: warm-up batches from the warm-up deliveries, then full batches, then batches of one.
   const warmBatches = Math.max(1, Math.floor(plan.warmup / batch));
@@ -447,6 +518,14 @@ const WRITES: Record<string, (args: unknown[]) => string> = {
   markRequeued: (args) => args[0] as string,
 };
 
+/** The item's size as DynamoDB counts it, read back (0 when it is gone). */
+async function itemBytes(env: Env, tableName: string, pk: string): Promise<number> {
+  const { Item: item } = await env.clients.dynamodb.send(
+    new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
+  );
+  return item ? dynamoItemBytes(item) : 0;
+}
+
 /** An Inbox that, after each write, reads the item back and records its size (0 when it is gone). */
 function sizingInbox(
   inner: Inbox,
@@ -489,12 +568,7 @@ async function sizingPass(
   const batch = env.facts.eventSource.batchSize;
   const resources = await provision(env, `${tag}-sizing`);
   const sizes = new Map<string, number[]>();
-  const sizeOf = async (pk: string) => {
-    const { Item: item } = await env.clients.dynamodb.send(
-      new GetItemCommand({ TableName: resources.tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
-    );
-    return item ? dynamoItemBytes(item) : 0;
-  };
+  const sizeOf = (pk: string) => itemBytes(env, resources.tableName, pk);
   const count = batch + (singles ? 1 : 0);
   context.log(`cost-model: ${formatBytes(size)}: sizing pass, ${count} deliveries with log bytes counted`);
   // The telemetry both Lambda entries build (lambdas/adapters/json-telemetry.ts), with each line counted
@@ -564,6 +638,267 @@ async function secretCallsPerHour(cacheSeconds: number): Promise<number> {
   return calls;
 }
 
+// ---- Destinations: the fan-out's copy and the forwarder, per destination type ----
+
+/** Assumed: how long an HTTP destination takes to answer. Its own work, but the forwarder waits for it. */
+const HTTP_ANSWER_MS = 100;
+const DESTINATION_PATH = '/hooks';
+const LOCAL_BUS = 'webhook-inbox-bench';
+
+/** The destination server (a child process), and what it reported: one line per request. */
+interface DestinationServer {
+  url: string;
+  secret: string;
+  lines: string[];
+  eventbridge: EventBridgeClient;
+}
+
+interface ForwardTimings {
+  /** The processor's full batches, fanning out. */
+  processor: Invocation[];
+  full: Invocation[];
+  single: Invocation[];
+  copyBytes: number;
+  receiveBytes: number;
+  sendBytes: number;
+  /** The delivery's record before and after its history was written. */
+  itemBytes: { before: number; after: number };
+  logBytes: { full: number; single: number };
+}
+
+/** What one send put on the wire: the HTTP request, the largest PutEvents entry, or the target message. */
+function sendBytesOf(type: ForwardType, server: DestinationServer, invocations: Invocation[]): number {
+  if (type === 'sqs') return largestSend(invocations);
+  if (type === 'eventbridge') {
+    const entries = invocations.flatMap((inv) =>
+      inv.calls
+        .filter((c) => callKey(c) === 'eventbridge:PutEvents' && c.body)
+        .flatMap(
+          (c) => (JSON.parse(c.body as string) as { Entries: Parameters<typeof entrySize>[0][] }).Entries,
+        ),
+    );
+    return Math.max(
+      0,
+      ...entries.map((e) => entrySize({ ...e, Time: e.Time === undefined ? undefined : new Date() })),
+    );
+  }
+  const requests = server.lines.filter((line) => line.startsWith(`${DESTINATION_PATH} `));
+  if (requests.some((line) => !line.endsWith(' ok')))
+    throw new SectionAbort('a forwarded request did not verify under the destination secret');
+  return Math.max(0, ...requests.map((line) => Number(line.split(' ')[1]) + Number(line.split(' ')[2])));
+}
+
+/**
+ * Deliveries through verify (untimed) and the processor (timed, full batches), whose fan-out puts a copy
+ * on the destination's queue; then the forwarder as its event source calls it: warm-up batches, timed full
+ * batches and batches of 1, and one of each with the log lines counted.
+ */
+async function measureForwarding(
+  context: SectionContext,
+  base: Env,
+  stack: { facts: TemplateFacts; config: Config },
+  type: ForwardType,
+  size: number,
+  plan: { warmup: number; measured: number; singles?: number },
+  server: DestinationServer,
+): Promise<ForwardTimings> {
+  const env: Env = { ...base, config: stack.config, facts: stack.facts };
+  const fwd = stack.facts.forwarder as ForwarderFacts;
+  const resources = await provision(env, `${type}-${size}`);
+  const made = await provisionDestinations(
+    env.clients,
+    env.config,
+    resources.queueUrl.split('/').at(-1) ?? '',
+  );
+  const [id, queue] = Object.entries(made)[0] as [string, DestinationResources];
+  const phase = buildPhase(
+    env,
+    resources,
+    { verify: quiet, process: quiet },
+    undefined,
+    new SqsForwardQueues(env.clients.sqs, { [id]: queue.queueUrl }),
+  );
+  const history = new DynamoForwardLog(env.clients.dynamodb, resources.tableName);
+  const payloads = new S3PayloadReader(env.clients.s3, resources.bucketName);
+  const senders: DestinationSenders = {
+    http: new HttpDestinationSender({ secrets: { get: async () => [server.secret] }, allowLoopback: true }),
+    eventbridge: new EventBridgeDestinationSender({
+      client: server.eventbridge,
+      busFor: () => LOCAL_BUS,
+      payloads,
+    }),
+    sqs: new SqsDestinationSender({ client: env.clients.sqs, queueUrlFor: () => queue.targetQueueUrl ?? '' }),
+  };
+  const forwarder = (telemetry: { logger: LogSink; metrics: MetricSink }) =>
+    forwardLambda({
+      config: env.config,
+      senders,
+      history,
+      states: new DynamoDestinationStates(env.clients.dynamodb, resources.tableName),
+      intake: pollerIntake,
+      payloads,
+      messagesFor: () => new SqsMessageControl(env.clients.sqs, queue.queueUrl),
+      clock: systemClock,
+      ...telemetry,
+    });
+  const batch = fwd.batchSize;
+  const warmBatches = Math.max(1, Math.floor(plan.warmup / batch));
+  const fullBatches = Math.floor(plan.measured / batch);
+  const singles = plan.singles ?? 0;
+  const total = (warmBatches + fullBatches) * batch + singles + batch + 1;
+  context.log(`cost-model: ${type} destination, ${formatBytes(size)}: ${total} deliveries forwarded`);
+  const run = randomUUID().slice(0, 8);
+  for (let i = 0; i < total; i++) await deliver(env, phase, `fwd_${run}_${i}`, size, false);
+  const processor: Invocation[] = [];
+  const processorBatch = env.facts.eventSource.batchSize;
+  for (let left = total; left > 0; left -= processorBatch) {
+    const n = Math.min(processorBatch, left);
+    const invocation = await processBatch(
+      env,
+      phase,
+      await receive(env, resources.queueUrl, n),
+      n === processorBatch,
+    );
+    if (invocation) processor.push(invocation);
+  }
+  const last = inboxKey(PROVIDER, `fwd_${run}_${total - 1}`);
+  const before = await itemBytes(env, resources.tableName, last);
+
+  const timedForwarder = forwarder(quiet);
+  const forward = (handler: BatchHandler, messages: ReceivedMessage[], time = true) =>
+    invokeBatch(env, handler, queue, fwd.timeoutSeconds, messages, time);
+  const full: Invocation[] = [];
+  const single: Invocation[] = [];
+  let receiveBytes = 0;
+  for (let b = 0; b < warmBatches + fullBatches; b++) {
+    const messages = await receive(env, queue.queueUrl, batch);
+    receiveBytes = Math.max(receiveBytes, receivePayloadBytes(messages));
+    const invocation = await forward(timedForwarder, messages);
+    if (b >= warmBatches && invocation) full.push(invocation);
+  }
+  for (let s = 0; s < singles; s++) {
+    const invocation = await forward(timedForwarder, await receive(env, queue.queueUrl, 1));
+    if (invocation) single.push(invocation);
+  }
+  let bytes = 0;
+  const counted = forwarder(
+    jsonTelemetry({
+      service: SERVICE.forward,
+      namespace: METRICS_NAMESPACE,
+      env: { _X_AMZN_TRACE_ID: EXAMPLE_TRACE_HEADER },
+      write: (line) => {
+        bytes += Buffer.byteLength(line) + 1;
+      },
+    }),
+  );
+  await forward(counted, await receive(env, queue.queueUrl, batch), false);
+  const logFull = bytes;
+  await forward(counted, await receive(env, queue.queueUrl, 1), false);
+  if ((await history.get(last, id))?.state !== 'delivered')
+    throw new SectionAbort(`the ${type} destination's last delivery is not recorded delivered`);
+  return {
+    processor,
+    full,
+    single,
+    copyBytes: largestSend(processor),
+    receiveBytes,
+    sendBytes: sendBytesOf(type, server, [...full, ...single]),
+    itemBytes: { before, after: await itemBytes(env, resources.tableName, last) },
+    logBytes: { full: logFull, single: bytes - logFull },
+  };
+}
+
+/** One record's chain of waits in a forwarder batch (records run in parallel), then the batch's count. */
+function forwarderWaitMs(type: ForwardType, callsPerRecord: Record<string, number>): number {
+  const send = { http: [], eventbridge: ['eventbridge:PutEvents'], sqs: ['sqs:SendMessage'] }[type];
+  const s3 = ['s3:GetObject', 's3:PutObject'].filter((key) => (callsPerRecord[key] ?? 0) > 0);
+  // The destination state (a read when the 5 s cache is cold), the history, the body, the send, the
+  // history write; then the count.
+  const chain = [
+    'dynamodb:GetItem',
+    'dynamodb:GetItem',
+    ...s3,
+    ...send,
+    'dynamodb:UpdateItem',
+    'dynamodb:UpdateItem',
+  ];
+  return (
+    chain.reduce((sum, key) => sum + (NETWORK_MS[key] ?? DEFAULT_NETWORK_MS), 0) +
+    (type === 'http' ? HTTP_ANSWER_MS : 0)
+  );
+}
+
+interface ForwardModel {
+  type: ForwardType;
+  timings: ForwardTimings;
+  full: InvocationModel;
+  single: InvocationModel | null;
+  usage: DestinationUsage;
+  /** The same at low traffic: every batch one delivery. */
+  usageSingle: DestinationUsage | null;
+}
+
+/**
+ * `fanOut`: the processor's batches with the fan-out, pooled over the destination types (its work does not
+ * depend on the type), against `base`, the pipeline's processor.
+ */
+function forwardModel(
+  type: ForwardType,
+  t: ForwardTimings,
+  facts: TemplateFacts,
+  base: SizeModel,
+  fanOut: InvocationModel,
+): ForwardModel {
+  const fwd = facts.forwarder as ForwarderFacts;
+  const perRecord = invocationModel(t.full, fwd.memoryMb).callsPerRecord;
+  const waitMs = forwarderWaitMs(type, perRecord);
+  const full = invocationModel(t.full, fwd.memoryMb, waitMs);
+  const single = t.single.length ? invocationModel(t.single, fwd.memoryMb, waitMs) : null;
+  const updates = (m: InvocationModel) => m.callsPerRecord['dynamodb:UpdateItem'] ?? 0;
+  const usage: DestinationUsage = {
+    type,
+    batch: fwd.batchSize,
+    forwarder: {
+      memoryMb: fwd.memoryMb,
+      billedMsPerBatch: full.billedMs,
+      logRetentionDays: fwd.logRetentionDays,
+    },
+    processor: {
+      memoryMb: facts.processor.memoryMb,
+      batch: facts.eventSource.batchSize,
+      // The waits it adds, and its CPU: a negative difference of the two noisy medians counts as none.
+      addedMsPerBatch: Math.ceil(
+        fanOut.networkMs -
+          base.full.networkMs +
+          Math.max(0, fanOut.cpuMedianMs - base.full.cpuMedianMs) * fanOut.cpuFactor,
+      ),
+      // On an item of under 1 KB (the sizing pass's), one write unit each.
+      addedWru: updates(fanOut) - updates(base.full),
+    },
+    copyBytes: t.copyBytes,
+    receiveBytes: t.receiveBytes,
+    // The state's read is priced per delivery: an upper bound (see the notes).
+    reads: { history: 1, state: 1 },
+    historyWru: Math.max(1, Math.ceil(Math.max(t.itemBytes.before, t.itemBytes.after) / 1024)),
+    historyBytes: t.itemBytes.after - t.itemBytes.before,
+    ttlDays: base.ttlSeconds / 86_400,
+    pitr: facts.table.pitr,
+    sendBytes: t.sendBytes,
+    s3: { gets: perRecord['s3:GetObject'] ?? 0, puts: perRecord['s3:PutObject'] ?? 0 },
+    logBytesPerBatch: t.logBytes.full + platformLogBytes(full, fwd),
+  };
+  const usageSingle: DestinationUsage | null = single && {
+    ...usage,
+    batch: 1,
+    forwarder: { ...usage.forwarder, billedMsPerBatch: single.billedMs },
+    // A batch of one waits for its own send and mark; the CPU difference is left out.
+    processor: { ...usage.processor, batch: 1, addedMsPerBatch: fanOut.networkMs - base.full.networkMs },
+    receiveBytes: t.copyBytes,
+    logBytesPerBatch: t.logBytes.single + platformLogBytes(single, fwd),
+  };
+  return { type, timings: t, full, single, usage, usageSingle };
+}
+
 // ---- The model ----
 
 interface InvocationModel {
@@ -583,7 +918,8 @@ interface InvocationModel {
   billedMsNoStretch: number;
 }
 
-function invocationModel(list: Invocation[], memoryMb: number): InvocationModel {
+/** `networkMs` replaces the wait modelled from the calls per record (records of a batch in parallel). */
+function invocationModel(list: Invocation[], memoryMb: number, waitMs?: number): InvocationModel {
   if (list.length === 0) throw new SectionAbort('no invocations were measured');
   const records = list.reduce((sum, i) => sum + i.records, 0);
   const perRecord: Record<string, number> = {};
@@ -591,10 +927,12 @@ function invocationModel(list: Invocation[], memoryMb: number): InvocationModel 
     for (const call of invocation.calls) perRecord[callKey(call)] = (perRecord[callKey(call)] ?? 0) + 1;
   for (const key of Object.keys(perRecord)) perRecord[key] = (perRecord[key] as number) / records;
   // Records of a batch run in parallel (Powertools' BatchProcessor), so the wait is one record's chain of calls.
-  const networkMs = Object.entries(perRecord).reduce(
-    (sum, [key, count]) => sum + count * (NETWORK_MS[key] ?? DEFAULT_NETWORK_MS),
-    0,
-  );
+  const networkMs =
+    waitMs ??
+    Object.entries(perRecord).reduce(
+      (sum, [key, count]) => sum + count * (NETWORK_MS[key] ?? DEFAULT_NETWORK_MS),
+      0,
+    );
   const cpuFactor = Math.max(1, ONE_VCPU_MB / memoryMb);
   const cpu = list.map((i) => i.cpuMs);
   const cpuMedianMs = median(cpu);
@@ -688,27 +1026,6 @@ interface SizeModel {
   single: InvocationModel | null;
 }
 
-interface Line {
-  key: string;
-  item: string;
-  unitPrice: string;
-  basis: string;
-  perWebhook: number;
-  usdPerMillion: number;
-}
-
-function usd(value: number | null | undefined): string {
-  if (value === null || value === undefined) return '-';
-  if (value === 0) return '$0';
-  if (value >= 100) return `$${value.toFixed(0)}`;
-  if (value >= 0.095) return `$${value.toFixed(2)}`;
-  return `$${value.toPrecision(2)}`;
-}
-
-function num(value: number, digits = 2): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(digits).replace(/\.?0+$/, '');
-}
-
 function lines(
   facts: TemplateFacts,
   m: SizeModel,
@@ -718,23 +1035,7 @@ function lines(
 ): Line[] {
   const p = (key: PriceKey) => prices.unit(key);
   const label = (key: PriceKey) => prices.item(key).label;
-  const out: Line[] = [];
-  const add = (
-    key: string,
-    item: string,
-    price: string,
-    basis: string,
-    perWebhook: number,
-    usdEach: number,
-  ) =>
-    out.push({
-      key,
-      item,
-      unitPrice: price,
-      basis,
-      perWebhook,
-      usdPerMillion: perWebhook * usdEach * MILLION,
-    });
+  const { lines: out, add } = lineList();
   const processor = scenario === 'full' ? m.full : m.single;
   if (!processor) return [];
   const batch = scenario === 'full' ? facts.eventSource.batchSize : 1;
@@ -899,11 +1200,8 @@ function lines(
     p('secretsManagerApiCalls'),
   );
 
-  const logLabel = (retentionDays: number | null) =>
-    `${label('cloudwatchLogsIngestionGb')} + ${label('cloudwatchLogsStorageGbMonth')} for ${retentionDays ?? 'a month of'} d`;
-  const logPrice = (retentionDays: number | null) =>
-    p('cloudwatchLogsIngestionGb') +
-    p('cloudwatchLogsStorageGbMonth') * ((retentionDays ?? MONTH_DAYS) / MONTH_DAYS);
+  const logLabel = (retentionDays: number | null) => logPriceLabel(prices, retentionDays);
+  const logPrice = (retentionDays: number | null) => logPricePerGb(prices, retentionDays);
   const processorLog =
     scenario === 'full' ? m.sizing.processorLogBytesFull : (m.sizing.processorLogBytesSingle ?? 0);
   // One line prices both functions' logs at one retention; a template where they differ would be mispriced.
@@ -937,17 +1235,13 @@ function lines(
 
 // ---- Rows ----
 
-interface Cell {
-  basis: string;
-  perWebhook: number;
-  usdPerMillion: number;
-}
-
 interface CostRow extends Record<string, unknown> {
   kind: 'line' | 'total';
   item: string;
   /** Which front door the row applies to. */
   frontDoor: 'all' | FrontDoor;
+  /** Destination rows: what one destination of a type adds per delivery forwarded to it. */
+  destination?: 'all' | ForwardType;
   unitPrice: string;
   small: Cell | null;
   large: Cell | null;
@@ -982,72 +1276,83 @@ const DOOR_NAME: Record<FrontDoor, string> = {
   'function-url': 'Function URL',
 };
 
-function cell(line: Line | undefined): Cell | null {
-  return line ? { basis: line.basis, perWebhook: line.perWebhook, usdPerMillion: line.usdPerMillion } : null;
+/** The line items as rows; one that is the same for every front door is one row. */
+function doorRows(small: Record<FrontDoor, Line[]>, large: Record<FrontDoor, Line[]>): CostRow[] {
+  return mergeRows(FRONT_DOORS, DOOR_NAME, LINE_ORDER, small, large).map(({ group, ...row }) => ({
+    kind: 'line',
+    ...row,
+    frontDoor: group,
+  }));
 }
 
-function sameCell(a: Cell | null, b: Cell | null): boolean {
-  if (a === null || b === null) return a === b;
-  return a.basis === b.basis && Math.abs(a.usdPerMillion - b.usdPerMillion) < 1e-9;
+function totalRow(
+  item: string,
+  scope: FrontDoor | ForwardType,
+  small: number | null,
+  large: number | null,
+): CostRow {
+  const asCell = (value: number | null): Cell | null =>
+    value === null ? null : { basis: '', perWebhook: 1, usdPerMillion: value };
+  const applies = (FRONT_DOORS as readonly string[]).includes(scope)
+    ? { frontDoor: scope as FrontDoor }
+    : { frontDoor: 'all' as const, destination: scope as ForwardType };
+  return { kind: 'total', item, ...applies, unitPrice: '', small: asCell(small), large: asCell(large) };
 }
 
-/**
- * One row per line item; a row applies to all front doors when it is the same for all. A line only some
- * have is named for each that has it: "(REST API only)" for one, "(REST API)", "(HTTP API)" for several.
- */
-function mergeRows(small: Record<FrontDoor, Line[]>, large: Record<FrontDoor, Line[]>): CostRow[] {
-  const keys: string[] = [...LINE_ORDER];
-  for (const door of FRONT_DOORS)
-    for (const line of [...small[door], ...large[door]]) if (!keys.includes(line.key)) keys.push(line.key);
-  const rows: CostRow[] = [];
-  for (const key of keys) {
-    const find = (list: Line[]) => list.find((l) => l.key === key);
-    const per = Object.fromEntries(
-      FRONT_DOORS.map((door) => {
-        const s = find(small[door]);
-        const l = find(large[door]);
-        return [door, { s, l, any: s ?? l }];
-      }),
-    ) as Record<FrontDoor, { s?: Line; l?: Line; any?: Line }>;
-    const present = FRONT_DOORS.filter((door) => per[door].any);
-    const [first] = present;
-    if (!first) continue;
-    const shared =
-      present.length === FRONT_DOORS.length &&
-      present.every(
-        (door) =>
-          sameCell(cell(per[first].s), cell(per[door].s)) && sameCell(cell(per[first].l), cell(per[door].l)),
-      );
-    for (const door of shared ? [first] : present) {
-      const { s, l, any } = per[door];
-      const item = (any as Line).item;
-      rows.push({
-        kind: 'line',
-        item: shared
-          ? item
-          : present.length > 1
-            ? `${item} (${DOOR_NAME[door]})`
-            : item.includes(DOOR_NAME[door])
-              ? item
-              : `${item} (${DOOR_NAME[door]} only)`,
-        frontDoor: shared ? 'all' : door,
-        unitPrice: (any as Line).unitPrice,
-        small: cell(s),
-        large: cell(l),
-      });
-    }
-  }
+/** What one destination of each type adds per delivery: a row per item, shared where the types agree. */
+function destinationRows(small: Record<ForwardType, Line[]>, large: Record<ForwardType, Line[]>): CostRow[] {
+  const rows: CostRow[] = mergeRows(
+    FORWARD_TYPES,
+    DESTINATION_NAME,
+    DESTINATION_LINE_ORDER,
+    small,
+    large,
+  ).map(({ group, ...row }) => ({ kind: 'line', ...row, frontDoor: 'all', destination: group }));
+  for (const type of FORWARD_TYPES)
+    rows.push(
+      totalRow(`Total added, ${DESTINATION_NAME[type]}`, type, total(small[type]), total(large[type])),
+    );
   return rows;
 }
 
-function total(list: Line[]): number {
-  return list.reduce((sum, line) => sum + line.usdPerMillion, 0);
-}
-
-function totalRow(item: string, door: FrontDoor, small: number | null, large: number | null): CostRow {
-  const asCell = (value: number | null): Cell | null =>
-    value === null ? null : { basis: '', perWebhook: 1, usdPerMillion: value };
-  return { kind: 'total', item, frontDoor: door, unitPrice: '', small: asCell(small), large: asCell(large) };
+/** What one destination of a type adds to the month: its alarms, secret, metrics and idle queue polling. */
+function destinationMonthly(
+  type: ForwardType,
+  facts: TemplateFacts,
+  base: TemplateFacts,
+  prices: Prices,
+  secretCallsHourly: number,
+): MonthlyItem[] {
+  const p = (key: PriceKey) => prices.unit(key);
+  const metricNames = Object.keys(FORWARD_METRICS).length;
+  const idleRequests = IDLE_POLLERS * (MONTH_SECONDS / LONG_POLL_SECONDS);
+  const secrets = facts.monthly.secrets - base.monthly.secrets;
+  const alarmMetrics = facts.monthly.alarmMetrics - base.monthly.alarmMetrics;
+  const items: MonthlyItem[] = [
+    {
+      item: `${alarmMetrics} alarm metrics (${facts.monthly.alarms - base.monthly.alarms} alarms; one, the forwarder's errors, is shared by every destination)`,
+      usd: alarmMetrics * p('cloudwatchAlarmMetricMonth'),
+    },
+    {
+      item: `custom metrics, ${metricNames} names with its destination dimension, if every one receives data`,
+      usd: metricNames * p('cloudwatchCustomMetricMonth'),
+    },
+    {
+      item: `idle SQS polling of its queue, ~${Math.round(idleRequests / 1000)}k requests (assumed as the inbox queue's)`,
+      usd: idleRequests * p('sqsStandardRequests'),
+    },
+  ];
+  if (secrets > 0) {
+    items.push(
+      { item: `${secrets} secret`, usd: secrets * p('secretsManagerSecretMonth') },
+      {
+        item: `its secret's reads, ${Math.round(secretCallsHourly * (MONTH_SECONDS / 3600))} a month (1 warm forwarder)`,
+        usd: secretCallsHourly * (MONTH_SECONDS / 3600) * p('secretsManagerApiCalls'),
+      },
+    );
+  }
+  if (type === 'eventbridge') items.push({ item: 'the created bus (no charge of its own)', usd: 0 });
+  return items;
 }
 
 interface MonthlyItem {
@@ -1101,6 +1406,97 @@ function ms(value: number): string {
   return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 }
 
+/** The destination rows' notes: where each figure comes from, what is assumed, what is left out. */
+function forwardingNotes(input: {
+  facts: { rest: TemplateFacts; destinations: Record<ForwardType, TemplateFacts> };
+  models: Record<ForwardType, { small: ForwardModel; large: ForwardModel }>;
+  fanOut: { small: InvocationModel; large: InvocationModel };
+  base: { small: SizeModel; large: SizeModel };
+  prices: Prices;
+  monthly: Record<ForwardType, MonthlyItem[]>;
+  singles: Record<ForwardType, number | null>;
+}): string[] {
+  const { facts, models, fanOut, base, prices } = input;
+  const fwd = facts.destinations.http.forwarder as ForwarderFacts;
+  const perWait100 = MILLION * 0.1 * (fwd.memoryMb / 1024) * prices.unit('lambdaArmGbSecond');
+  const measured = (type: ForwardType, size: 'small' | 'large') => {
+    const m = models[type][size];
+    const t = m.timings;
+    const single = m.single
+      ? `; batches of 1 (${m.single.invocations}): CPU ${ms(m.single.cpuMedianMs)} median`
+      : '';
+    return (
+      `  ${DESTINATION_NAME[type]}, ${base[size].label}: forwarder, ${m.full.invocations} batches of ${fwd.batchSize}: ` +
+      `CPU ${ms(m.full.cpuMedianMs)} median, ${ms(m.full.cpuP95Ms)} p95 per batch${single}; AWS calls per record: ` +
+      `${describeCalls(m.full.callsPerRecord)}; modelled ${ms(m.full.cpuMedianMs)} × ${m.full.cpuFactor.toFixed(2)} + ` +
+      `${num(m.full.networkMs)} ms waiting = ${m.full.billedMs} ms billed per batch. Sizes: copy ${t.copyBytes} B, ` +
+      `a batch's receive ${t.receiveBytes} B, send ${t.sendBytes} B, the record ${t.itemBytes.before} B before its ` +
+      `history and ${t.itemBytes.after} B after; log bytes ${t.logBytes.full} B per batch of ${fwd.batchSize}, ` +
+      `${t.logBytes.single} B for a batch of 1.`
+    );
+  };
+  const result = (size: 'small' | 'large') =>
+    FORWARD_TYPES.map(
+      (type) => `${DESTINATION_NAME[type]} ${usd(total(destinationLines(models[type][size].usage, prices)))}`,
+    ).join(', ');
+  return [
+    `Destinations (the "Forwarding:" rows): what one destination adds per delivery forwarded to it, on top of ` +
+      'the pipeline above, the handlers kept. Read from the template, synthesized once per type with the ' +
+      `handlers and one destination: the forwarder ${fwd.memoryMb} MB ${fwd.architectures.join(',')}, timeout ` +
+      `${fwd.timeoutSeconds} s, one event source mapping per destination queue with BatchSize ${fwd.batchSize}, ` +
+      `log retention ${fwd.logRetentionDays} d, log format ${fwd.logFormat}; the config the Lambdas get, the HTTP ` +
+      "destination's URL replaced by the local server's.",
+    'Measured in this run, as for the processor (the real forwarder, its middy chain over the real senders and ' +
+      'adapters, a silent log sink, one batch at a time, CPU of this process): the HTTP destination a node:http ' +
+      'server in a child process (bench/lib/destination-child.ts, each request verified there with the ' +
+      "standardwebhooks library), EventBridge the SDK's EventBridgeClient against the same server answering " +
+      'PutEvents, SQS a target queue in fauxqs:',
+    ...FORWARD_TYPES.flatMap((type) => [measured(type, 'small'), measured(type, 'large')]),
+    `  The processor with the fan-out (${fanOut.small.invocations} batches of ${facts.rest.eventSource.batchSize} ` +
+      `pooled over the three types, 1 KiB): CPU ${ms(fanOut.small.cpuMedianMs)} median, calls per record ` +
+      `${describeCalls(fanOut.small.callsPerRecord)}, against ${ms(base.small.full.cpuMedianMs)} and ` +
+      `${describeCalls(base.small.full.callsPerRecord)} without destinations (256 KiB: CPU ` +
+      `${ms(fanOut.large.cpuMedianMs)} against ${ms(base.large.full.cpuMedianMs)}). Priced: the waits of the calls ` +
+      'it adds (records in parallel) and the CPU difference stretched, a negative one (noise: the fan-out only ' +
+      'adds work) as none.',
+    `Assumed: an HTTP destination answers in ${HTTP_ANSWER_MS} ms (each 100 ms more adds ${usd(perWait100 / fwd.batchSize)} ` +
+      `per million in full batches, ${usd(perWait100)} in batches of 1); PutEvents waits ` +
+      `${NETWORK_MS['eventbridge:PutEvents']} ms, and the other calls as above. A batch waits for one record's ` +
+      'chain (the destination state, the history, the body from S3 if it is there, the send, the history write), ' +
+      'then the count: records run in parallel. The EventBridge sender puts the entries that reach it in one turn ' +
+      `in one request (here ${num((models.eventbridge.small.full.callsPerRecord['eventbridge:PutEvents'] ?? 0) * fwd.batchSize, 1)} ` +
+      'PutEvents per batch of 5); PutEvents is billed per entry either way.',
+    'Priced: the no-failure case. A retry adds a ChangeMessageVisibility (the backoff), a receive, another ' +
+      'attempt with its calls and a history write. The destination state is read consistently before each ' +
+      'attempt unless the container read it in the last 5 s: priced at one read per delivery, the upper bound ' +
+      '(deliveries more than 5 s apart; and the records of a batch that find the cache cold each read it). A ' +
+      `busy container reads it every 5 s: ${Math.round(MONTH_SECONDS / 5 / 1000)}k reads a month, ` +
+      `${usd((MONTH_SECONDS / 5) * prices.unit('dynamodbOnDemandRead'))}. History reads and writes are ` +
+      'consistent, on a record under 4 KB (one read unit) and 1 KB (one write unit). The fan-out mark is written ' +
+      'once per delivery whatever the number of destinations, and only when the handlers run too.',
+    'Data transfer out: the HTTP request as the server received it (request line, headers, body), to the ' +
+      "internet at the first tier; TCP and TLS framing, and a new connection's handshake, are not counted, nor " +
+      'the answer (inbound is free). A destination inside AWS is billed at AWS-internal rates instead. The ' +
+      'forwarder is not in a VPC: no NAT gateway. EventBridge: delivery to rule targets in the same account is ' +
+      'free; to a bus in another account, $1.00 per million more; an entry over 256 KB carries a reference to ' +
+      "the body, which the forwarder writes again under the payload's own key (a PUT, no storage added). SQS: a " +
+      'target encrypted with a customer managed key adds KMS requests, not counted.',
+    'Forwarder log lines: per delivery a `forward delivered` line and two EMF documents (ForwardDelivered, ' +
+      'ForwardLatency: json-telemetry writes each dimensioned metric at once), counted from ' +
+      `lambdas/adapters/json-telemetry.ts as for the other Lambdas; Lambda's own: ${platformLogBytes(models.http.small.full, fwd)} B.`,
+    ...FORWARD_TYPES.map(
+      (type) =>
+        `Fixed per month, each ${DESTINATION_NAME[type]} (the template against the one without destinations): ` +
+        `${input.monthly[type].map((m) => `${m.item} ${usd(m.usd)}`).join('; ')}; total ` +
+        `${usd(input.monthly[type].reduce((sum, m) => sum + m.usd, 0))}.`,
+    ),
+    `Result: forwarding to one destination adds, per million 1 KiB deliveries, ${result('small')}; at 256 KiB ` +
+      `(bodies in S3) ${result('large')}; at low traffic (batches of 1) ` +
+      `${FORWARD_TYPES.map((type) => `${DESTINATION_NAME[type]} ${usd(input.singles[type])}`).join(', ')} at 1 KiB. ` +
+      'Plus the fixed monthly costs above.',
+  ];
+}
+
 // ---- The section ----
 
 async function run(context: SectionContext) {
@@ -1111,7 +1507,14 @@ async function run(context: SectionContext) {
   const prices = loadPrices();
 
   context.log('cost-model: synthesizing the stack (REST API, HTTP API, function URL) in a child process');
-  const facts = await runTsChild<Record<FrontDoor, TemplateFacts>>(join(HERE, 'lib/synth-child.ts'), 600_000);
+  const facts = await runTsChild<
+    Record<FrontDoor, TemplateFacts> & { destinations: Record<ForwardType, TemplateFacts> }
+  >(join(HERE, 'lib/synth-child.ts'), 600_000);
+  for (const type of FORWARD_TYPES) {
+    const fwd = facts.destinations[type].forwarder;
+    if (!fwd?.architectures.includes('arm64'))
+      throw new SectionAbort(`the ${type} destination's stack has no arm64 forwarder`);
+  }
   for (const door of FRONT_DOORS) {
     for (const fn of [facts[door].verify, facts[door].processor]) {
       if (!fn.architectures.includes('arm64'))
@@ -1146,6 +1549,8 @@ async function run(context: SectionContext) {
     120_000,
   );
   const clients = createAwsClients({ ...emulators.value, region: REGION });
+  let destinationChild: TsChild<{ port: number }> | undefined;
+  let eventbridge: EventBridgeClient | undefined;
   try {
     const recorder = new CallRecorder();
     recorder.instrument(clients);
@@ -1181,6 +1586,77 @@ async function run(context: SectionContext) {
     });
     const small = model('1 KiB', SMALL_BYTES, smallTimings, smallSizing);
     const large = model('256 KiB', LARGE_BYTES, largeTimings, largeSizing);
+
+    context.log('cost-model: starting the destination server (HTTP, and PutEvents) in a child process');
+    const serverLines: string[] = [];
+    destinationChild = await startTsChild<{ port: number }>(
+      join(HERE, 'lib/destination-child.ts'),
+      60_000,
+      (line) => void serverLines.push(line),
+    );
+    const server: DestinationServer = {
+      url: `http://127.0.0.1:${destinationChild.value.port}`,
+      secret: newDestinationSecret(),
+      lines: serverLines,
+      eventbridge: new EventBridgeClient({
+        endpoint: `http://127.0.0.1:${destinationChild.value.port}`,
+        region: REGION,
+        credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+        maxAttempts: 2,
+      }),
+    };
+    eventbridge = server.eventbridge;
+    destinationChild.send(`secret ${server.secret}`);
+    recorder.instrument({ eventbridge });
+    /** The destination stack's config, decoded by the Lambdas' reader; the HTTP destination posts here. */
+    const stackConfig = (type: ForwardType): Config => {
+      const configText = facts.destinations[type].forwarder?.configEnv;
+      if (!configText)
+        throw new SectionAbort(`the ${type} destination's forwarder has no literal ${ENV.config}`);
+      const decoded = decodeLambdaConfig(configText, ENV.config);
+      const destinations = Object.fromEntries(
+        Object.entries(decoded.destinations).map(([id, d]) => [
+          id,
+          d.type === 'http' ? { ...d, url: `${server.url}${DESTINATION_PATH}` } : d,
+        ]),
+      ) as Config['destinations'];
+      return { ...decoded, destinations };
+    };
+    const forwardTimings = {} as Record<ForwardType, { small: ForwardTimings; large: ForwardTimings }>;
+    for (const type of FORWARD_TYPES) {
+      const stack = { facts: facts.destinations[type], config: stackConfig(type) };
+      const measured = (size: number, sizePlan: { warmup: number; measured: number; singles?: number }) =>
+        measureForwarding(context, env, stack, type, size, sizePlan, server);
+      forwardTimings[type] = {
+        small: await measured(SMALL_BYTES, plan.forward.small),
+        large: await measured(LARGE_BYTES, plan.forward.large),
+      };
+    }
+    const fanOutAt = (size: 'small' | 'large') =>
+      invocationModel(
+        FORWARD_TYPES.flatMap((type) => forwardTimings[type][size].processor),
+        facts.rest.processor.memoryMb,
+      );
+    const fanOut = { small: fanOutAt('small'), large: fanOutAt('large') };
+    const forwardModels = Object.fromEntries(
+      FORWARD_TYPES.map((type) => {
+        const at = (size: 'small' | 'large', base: SizeModel) =>
+          forwardModel(type, forwardTimings[type][size], facts.destinations[type], base, fanOut[size]);
+        return [type, { small: at('small', small), large: at('large', large) }];
+      }),
+    ) as Record<ForwardType, { small: ForwardModel; large: ForwardModel }>;
+    const destinationLinesAt = (size: 'small' | 'large') =>
+      Object.fromEntries(
+        FORWARD_TYPES.map((type) => [type, destinationLines(forwardModels[type][size].usage, prices)]),
+      ) as Record<ForwardType, Line[]>;
+    const destinationSmall = destinationLinesAt('small');
+    const destinationLarge = destinationLinesAt('large');
+    const destinationSingle = Object.fromEntries(
+      FORWARD_TYPES.map((type) => {
+        const single = forwardModels[type].small.usageSingle;
+        return [type, single ? total(destinationLines(single, prices)) : null];
+      }),
+    ) as Record<ForwardType, number | null>;
     // The same, with Lambda running the measured CPU work at full core speed (no stretch).
     const unstretched = (m: SizeModel): SizeModel => {
       const at = (i: InvocationModel): InvocationModel => ({ ...i, billedMs: i.billedMsNoStretch });
@@ -1195,7 +1671,7 @@ async function run(context: SectionContext) {
     const smallLines = linesFor(small, 'full');
     const largeLines = linesFor(large, 'full');
     const singleLines = linesFor(small, 'single');
-    const rows = mergeRows(smallLines, largeLines);
+    const rows = doorRows(smallLines, largeLines);
     const batch = facts.rest.eventSource.batchSize;
     for (const door of FRONT_DOORS) {
       const name = `${DOOR_NAME[door]}${facts[door].waf.webAcls > 0 ? ' + WAF' : ''}`;
@@ -1204,6 +1680,12 @@ async function run(context: SectionContext) {
     for (const door of FRONT_DOORS) {
       const name = `${DOOR_NAME[door]}${facts[door].waf.webAcls > 0 ? ' + WAF' : ''}`;
       rows.push(totalRow(`Total, ${name}, processor batches of 1`, door, total(singleLines[door]), null));
+    }
+    rows.push(...destinationRows(destinationSmall, destinationLarge));
+    for (const type of FORWARD_TYPES) {
+      const single = destinationSingle[type];
+      if (single !== null)
+        rows.push(totalRow(`Total added, ${DESTINATION_NAME[type]}, batches of 1`, type, single, null));
     }
 
     const columns: Column<CostRow>[] = [
@@ -1362,9 +1844,27 @@ async function run(context: SectionContext) {
         `${num(small.verify.cpuMedianMs * small.verify.cpuFactor, 1)} ms of CPU against ${num(small.verify.networkMs)} ms ` +
         'of network), so read the Lambda compute lines as an upper bound and the request-priced lines as firm.',
     ];
+    notes.push(
+      ...forwardingNotes({
+        facts,
+        models: forwardModels,
+        fanOut,
+        base: { small, large },
+        prices,
+        monthly: Object.fromEntries(
+          FORWARD_TYPES.map((type) => [
+            type,
+            destinationMonthly(type, facts.destinations[type], facts.rest, prices, secretCalls),
+          ]),
+        ) as Record<ForwardType, MonthlyItem[]>,
+        singles: destinationSingle,
+      }),
+    );
     return { columns, rows, notes };
   } finally {
     for (const client of Object.values(clients)) client.destroy();
+    eventbridge?.destroy();
+    await destinationChild?.stop();
     await emulators.stop();
   }
 }

@@ -21,7 +21,7 @@ import type { LogSink } from '../lambdas/core/telemetry';
 import { type LocalInbox, startLocalInbox } from '../local/local-inbox';
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { readSecretsFile } from '../local/secrets-file';
-import { jsonBody } from './lib/bodies';
+import { jsonBody, type SignedDelivery, signedDelivery as sign } from './lib/bodies';
 import { formatOps, formatRatio } from './lib/format';
 import { median, percentile } from './lib/measure';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
@@ -88,31 +88,23 @@ async function runConcurrent(
   return { latencies, wallMs: lastAnswerAt - started, lastAnswerAt };
 }
 
-interface Delivery {
-  id: string;
-  body: Buffer;
-  headers: Record<string, string>;
-}
+type Delivery = SignedDelivery;
 
 function signedDelivery(config: Config, secret: string, id: string, badSignature = false): Delivery {
-  const body = jsonBody(BODY_BYTES, id, EVENT_TYPE, { timestamp: new Date().toISOString() });
   const scheme = SCHEMES[config.providers[PROVIDER]?.scheme ?? PROVIDER];
   if (!scheme) throw new SectionAbort(`no scheme for ${PROVIDER}`);
-  const signed = scheme.sign({
-    body,
+  const delivery = sign(scheme, {
     secret,
-    timestamp: Math.floor(Date.now() / 1000),
     id,
+    size: BODY_BYTES,
     eventType: EVENT_TYPE,
     options: config.providers[PROVIDER]?.options,
   });
-  // sign() includes the provider's Content-Type; names are lowercased so fetch does not send it twice.
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+  const { headers } = delivery;
   if (badSignature) {
     // Flip the signature's bytes: same length, same format, wrong value.
     for (const name of Object.keys(headers)) {
-      if (name.toLowerCase().endsWith('signature')) {
+      if (name.endsWith('signature')) {
         const value = headers[name] as string;
         const comma = value.indexOf(',');
         const sig = value.slice(comma + 1);
@@ -121,7 +113,7 @@ function signedDelivery(config: Config, secret: string, id: string, badSignature
       }
     }
   }
-  return { id, body, headers };
+  return delivery;
 }
 
 async function post(url: string, delivery: Delivery): Promise<number> {

@@ -11,7 +11,7 @@ import { loadProjectConfig } from '../config/load';
 import { SCHEMES } from '../lambdas/core/schemes';
 import { readSecretsFile, STATE_DIR } from '../local/secrets-file';
 import type { LocalState } from '../local/state-file';
-import { jsonBody } from './lib/bodies';
+import { signedDelivery } from './lib/bodies';
 import { median } from './lib/measure';
 import { type Column, defineSection, SectionAbort, type SectionContext } from './lib/section';
 
@@ -102,17 +102,7 @@ async function oneRun(): Promise<RunResult> {
     const secret = readSecretsFile(state.secretsFile)[PROVIDER]?.[0];
     if (!secret) throw new SectionAbort(`no ${PROVIDER} secret in ${state.secretsFile}`);
     const id = `ready_${Date.now()}`;
-    const body = jsonBody(1024, id, 'invoice.paid', { timestamp: new Date().toISOString() });
-    const headers: Record<string, string> = {};
-    const signed = scheme.sign({
-      body,
-      secret,
-      timestamp: Math.floor(Date.now() / 1000),
-      id,
-      eventType: 'invoice.paid',
-    });
-    for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
-    headers['content-type'] ??= 'application/json';
+    const { body, headers } = signedDelivery(scheme, { secret, id, size: 1024, eventType: 'invoice.paid' });
     let first202Ms: number | undefined;
     let lastStatus = 'none';
     while (first202Ms === undefined) {

@@ -26,6 +26,7 @@ const SECTIONS: SectionEntry[] = [
   { name: 'cold-start', load: () => import('./cold-start') as Promise<{ default: Section<Row> }> },
   { name: 'end-to-end', load: () => import('./end-to-end') as Promise<{ default: Section<Row> }> },
   { name: 'local-ready', load: () => import('./local-ready') as Promise<{ default: Section<Row> }> },
+  { name: 'forwarding', load: () => import('./forwarding') as Promise<{ default: Section<Row> }> },
   { name: 'cost-model', load: () => import('./cost-model') as Promise<{ default: Section<Row> }> },
 ];
 
@@ -42,7 +43,8 @@ interface SectionReport {
 const USAGE = `Usage: npm run bench -- [--json] [--only <section>]... [--quick]
 Sections, in order: ${SECTIONS.map((s) => s.name).join(', ')}
 cost-model prices the synthesized stack from bench/data/aws-prices.json (see its date) with handler
-times measured in the same run; --quick measures fewer deliveries.`;
+times measured in the same run, and what each destination type adds; forwarding times local mode's
+forwarder against a plain fetch of the same bodies; --quick measures fewer deliveries.`;
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;

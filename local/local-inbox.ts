@@ -22,7 +22,7 @@ import { processLambda } from '../lambdas/process/lambda';
 import type { VerifyHandler } from '../lambdas/verify/create-handler';
 import { verifyLambda } from '../lambdas/verify/lambda';
 import { type Emulators, startEmulators } from './emulators';
-import { localSenders, provisionDestinations, startForwarding } from './forwarding';
+import { type LocalForwarding, localSenders, provisionDestinations, startForwarding } from './forwarding';
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import type { Tightened } from './private-files';
@@ -68,6 +68,8 @@ export interface LocalInbox {
   clients: AwsClients;
   /** The verify handler the gateway calls, for callers that want it without the HTTP hop (the bench). */
   verify: VerifyHandler;
+  /** The destinations' pollers, for the bench: stopped while a backlog builds, started to drain it. */
+  forwarding: LocalForwarding;
   /** State files that other users could read and that startup made owner-only, for the banner to say so. */
   tightened: readonly Tightened[];
   stop(): Promise<void>;
@@ -291,5 +293,5 @@ function serve(running: Running): LocalInbox {
     })();
     return stopped;
   };
-  return { state, clients, verify, tightened: running.tightened, stop };
+  return { state, clients, verify, forwarding: running.forwarding, tightened: running.tightened, stop };
 }

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { AwsClients } from '../../lambdas/adapters/clients';
 
-export type Service = keyof AwsClients;
+export type Service = keyof AwsClients | 'eventbridge';
 
 export interface RecordedCall {
   service: Service;
@@ -17,8 +17,8 @@ export interface RecordedCall {
   body?: string;
 }
 
-/** Operations whose request bodies are kept: the message sent (item sizes come from a read-back). */
-const KEEP_BODY = new Set(['SendMessage']);
+/** Operations whose request bodies are kept: what is sent (item sizes come from a read-back). */
+const KEEP_BODY = new Set(['SendMessage', 'PutEvents']);
 
 function bodyText(body: unknown): string | undefined {
   if (typeof body === 'string') return body;
@@ -62,9 +62,9 @@ export class CallRecorder {
   private calls: RecordedCall[] | undefined;
 
   /** Wraps every client's transport. Calls are recorded only between begin() and end(). */
-  instrument(clients: AwsClients): void {
+  instrument(clients: Partial<Record<Service, { config: unknown }>>): void {
     for (const service of Object.keys(clients) as Service[]) {
-      const config = clients[service].config as unknown as {
+      const config = clients[service]?.config as {
         requestHandler: { handle: (request: HttpRequestLike, options?: unknown) => Promise<unknown> };
       };
       const transport = config.requestHandler;
@@ -83,6 +83,11 @@ export class CallRecorder {
         }
       };
     }
+  }
+
+  /** The calls recorded since begin(), so far. */
+  get recorded(): readonly RecordedCall[] {
+    return this.calls ?? [];
   }
 
   begin(): void {

@@ -1,5 +1,7 @@
 // Realistic webhook bodies of an exact size: an event envelope with `id` and `type`, invoice line items,
-// and a free-text field that pads the JSON to the requested byte count.
+// and a free-text field that pads the JSON to the requested byte count; and such a body signed as a
+// provider's sender signs it.
+import type { Scheme, SignInput } from '../../lambdas/core/schemes';
 
 export const BODY_SIZES = [1024, 16 * 1024, 256 * 1024] as const;
 
@@ -68,4 +70,31 @@ export function jsonBody(
   const text = JSON.stringify(event);
   if (text.length !== size) throw new Error(`jsonBody: built ${text.length} bytes, wanted ${size}`);
   return Buffer.from(text, 'utf8');
+}
+
+export interface SignedDelivery {
+  id: string;
+  body: Buffer;
+  /** Names lowercased: fetch would send a Content-Type of other case twice. */
+  headers: Record<string, string>;
+}
+
+/** A `size`-byte body for delivery `id` (with a `timestamp` field), signed now by `scheme` as its sender would. */
+export function signedDelivery(
+  scheme: Scheme,
+  input: { secret: string; id: string; size: number; eventType: string; options?: SignInput['options'] },
+): SignedDelivery {
+  const { id, eventType } = input;
+  const body = jsonBody(input.size, id, eventType, { timestamp: new Date().toISOString() });
+  const signed = scheme.sign({
+    body,
+    secret: input.secret,
+    timestamp: Math.floor(Date.now() / 1000),
+    id,
+    eventType,
+    options: input.options,
+  });
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(signed)) headers[name.toLowerCase()] = value;
+  return { id, body, headers };
 }

@@ -8,6 +8,8 @@ import { SectionAbort } from './section';
 export interface TsChild<T> {
   /** The first line the child printed, parsed. */
   readonly value: T;
+  /** Writes one line to the child's stdin. */
+  send(line: string): void;
   /** Ends the child: closes its stdin (the child exits on that), then SIGTERM by its pid if it lingers. */
   stop(): Promise<void>;
 }
@@ -25,8 +27,15 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-/** Starts `node --import tsx <file>` and resolves with the first line it prints, parsed as JSON. */
-export async function startTsChild<T>(file: string, timeoutMs: number): Promise<TsChild<T>> {
+/**
+ * Starts `node --import tsx <file>` and resolves with the first line it prints, parsed as JSON. Every line
+ * after it goes to `onLine`, if given.
+ */
+export async function startTsChild<T>(
+  file: string,
+  timeoutMs: number,
+  onLine?: (line: string) => void,
+): Promise<TsChild<T>> {
   const child = spawn(process.execPath, ['--import', 'tsx', file], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: process.env,
@@ -39,6 +48,8 @@ export async function startTsChild<T>(file: string, timeoutMs: number): Promise<
     );
     lines.once('line', (line) => {
       clearTimeout(timer);
+      // In the same turn: lines that arrived with the first are not lost.
+      if (onLine) lines.on('line', onLine);
       resolve(line);
     });
     child.once('exit', (code, signal) => {
@@ -66,7 +77,8 @@ export async function startTsChild<T>(file: string, timeoutMs: number): Promise<
     }
   };
   try {
-    return { value: JSON.parse(line) as T, stop };
+    const send = (text: string) => void child.stdin?.write(`${text}\n`);
+    return { value: JSON.parse(line) as T, send, stop };
   } catch {
     await stop();
     throw new SectionAbort(`${file} printed something that is not JSON: ${line.slice(0, 200)}`);

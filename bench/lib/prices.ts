@@ -31,6 +31,8 @@ export const PRICE_KEYS = [
   'cloudwatchCustomMetricMonth',
   'cloudwatchAlarmMetricMonth',
   'cloudwatchDashboardMonth',
+  'eventbridgePutEvents',
+  'dataTransferOutGb',
 ] as const;
 export type PriceKey = (typeof PRICE_KEYS)[number];
 
@@ -44,7 +46,7 @@ export interface PriceItem {
   source: string;
   confirmed: 'stored-page' | 'knowledge';
   confirmedBy?: { url: string; publisher: string; pageDate: string }[];
-  /** SQS: bytes per billed request. */
+  /** SQS and EventBridge: bytes per billed request or event. */
   chunkBytes?: number;
   /** HTTP API: bytes per metered request. */
   meteredBytes?: number;
@@ -86,8 +88,12 @@ export function loadPrices(path = PRICE_FILE): Prices {
       throw new SectionAbort(`${path}: item "${key}" is missing or lacks usd, per, source or confirmed`);
     }
   }
-  if (!file.items.sqsStandardRequests.chunkBytes || !file.items.apiGatewayHttpRequests.meteredBytes)
-    throw new SectionAbort(`${path}: SQS needs chunkBytes and the HTTP API meteredBytes`);
+  if (
+    !file.items.sqsStandardRequests.chunkBytes ||
+    !file.items.eventbridgePutEvents.chunkBytes ||
+    !file.items.apiGatewayHttpRequests.meteredBytes
+  )
+    throw new SectionAbort(`${path}: SQS and EventBridge need chunkBytes, the HTTP API meteredBytes`);
   return {
     file,
     unit: (key) => file.items[key].usd / file.items[key].per,

@@ -3,7 +3,9 @@
 // mode, PITR and TTL, the access log format, WAF, the payload bucket's expiry and that of its server access
 // logs, and what is billed by the month (secrets, alarm metrics, dashboards). Resources are found by
 // structure, not by name: the processor is the event source mapping's target, the verify Lambda is the one
-// API Gateway may invoke or the function URL targets, the payload bucket is the one the Lambdas are given.
+// API Gateway may invoke or the function URL targets, the payload bucket is the one the Lambdas are given,
+// the processor reads the queue the verify Lambda sends to, and the forwarder (when the config has
+// destinations) is the function behind the other event source mappings.
 
 import { ENV } from '../../config/runtime';
 import type { FrontDoorKind } from '../../lib/webhook-inbox';
@@ -33,12 +35,22 @@ export interface FunctionFacts {
   configEnv: string | null;
   /** Logical id of the bucket in ENV.bucket, when it is a reference. */
   bucketRef: string | null;
+  /** Logical id of the queue in ENV.queueUrl, when it is a reference. */
+  queueRef: string | null;
+}
+
+export interface ForwarderFacts extends FunctionFacts {
+  /** One event source mapping per destination queue. */
+  mappings: number;
+  batchSize: number;
 }
 
 export interface TemplateFacts {
   api: FrontDoorKind;
   verify: FunctionFacts;
   processor: FunctionFacts;
+  /** The forwarder, when the config has destinations with queues. */
+  forwarder: ForwarderFacts | null;
   eventSource: { batchSize: number; maxBatchingWindowSeconds: number; functionResponseTypes: string[] };
   table: { billingMode: string; pitr: boolean; ttlAttribute: string | null; tableClass: string };
   /** API Gateway's access log; null for a function URL, which has none. */
@@ -114,6 +126,7 @@ function functionFacts(template: CfnTemplate, logicalId: string): FunctionFacts 
     systemLogLevel: String(logging.SystemLogLevel ?? 'INFO'),
     configEnv: typeof config === 'string' ? config : null,
     bucketRef: refOf(variables[ENV.bucket]) ?? null,
+    queueRef: refOf(variables[ENV.queueUrl]) ?? null,
   };
 }
 
@@ -131,13 +144,41 @@ function verifyFunctionId(template: CfnTemplate, api: FrontDoorKind): string | u
   return refOf(props(permission).FunctionName);
 }
 
+/** CloudFormation's default batch size for SQS is 10. */
+function batchSizeOf(mapping: { [key: string]: Json }): number {
+  return typeof mapping.BatchSize === 'number' ? mapping.BatchSize : 10;
+}
+
+/** The function behind every event source mapping but the processor's, if there are any. */
+function forwarderFacts(template: CfnTemplate, processorMapping: string): ForwarderFacts | null {
+  const mappings = only(template, 'AWS::Lambda::EventSourceMapping').filter(
+    ([id]) => id !== processorMapping,
+  );
+  const ids = new Set(mappings.map(([, r]) => refOf(props(r).FunctionName)));
+  if (mappings.length === 0) return null;
+  const [forwarderId] = ids;
+  if (ids.size !== 1 || !forwarderId) throw new Error(`expected one forwarder, found ${ids.size}`);
+  const sizes = new Set(mappings.map(([, r]) => batchSizeOf(props(r))));
+  if (sizes.size !== 1) throw new Error('the forwarder mappings have different batch sizes');
+  return {
+    ...functionFacts(template, forwarderId),
+    mappings: mappings.length,
+    batchSize: [...sizes][0] as number,
+  };
+}
+
 export function templateFacts(template: CfnTemplate, api: FrontDoorKind): TemplateFacts {
-  const [, mapping] = exactlyOne(template, 'AWS::Lambda::EventSourceMapping', () => true);
+  const verifyId = verifyFunctionId(template, api);
+  if (!verifyId) throw new Error(`no function found behind the ${api} front door`);
+  const verify = functionFacts(template, verifyId);
+  const [mappingId, mapping] = exactlyOne(
+    template,
+    'AWS::Lambda::EventSourceMapping',
+    (r) => verify.queueRef !== null && refOf(props(r).EventSourceArn) === verify.queueRef,
+  );
   const mp = props(mapping);
   const processorId = refOf(mp.FunctionName);
   if (!processorId) throw new Error('the event source mapping names no function');
-  const verifyId = verifyFunctionId(template, api);
-  if (!verifyId) throw new Error(`no function found behind the ${api} front door`);
 
   const [, table] = exactlyOne(template, 'AWS::DynamoDB::Table', () => true);
   const tp = props(table);
@@ -169,7 +210,6 @@ export function templateFacts(template: CfnTemplate, api: FrontDoorKind): Templa
     ((props(r).Rules ?? []) as { [key: string]: Json }[]).map((rule) => String(rule.Name)),
   );
 
-  const verify = functionFacts(template, verifyId);
   const payloadBucketId = verify.bucketRef;
   if (!payloadBucketId) throw new Error(`the verify Lambda's ${ENV.bucket} names no bucket`);
   const payloadBucket = template.Resources[payloadBucketId];
@@ -191,9 +231,10 @@ export function templateFacts(template: CfnTemplate, api: FrontDoorKind): Templa
     api,
     verify,
     processor: functionFacts(template, processorId),
+    forwarder: forwarderFacts(template, mappingId),
     eventSource: {
-      // CloudFormation's default batch size for SQS is 10; the batching window defaults to 0.
-      batchSize: typeof mp.BatchSize === 'number' ? mp.BatchSize : 10,
+      // The batching window defaults to 0.
+      batchSize: batchSizeOf(mp),
       maxBatchingWindowSeconds:
         typeof mp.MaximumBatchingWindowInSeconds === 'number' ? mp.MaximumBatchingWindowInSeconds : 0,
       functionResponseTypes: Array.isArray(mp.FunctionResponseTypes)
