@@ -738,6 +738,7 @@ async function measureForwarding(
       intake: pollerIntake,
       payloads,
       messagesFor: () => new SqsMessageControl(env.clients.sqs, queue.queueUrl),
+      queues: new SqsForwardQueues(env.clients.sqs, { [id]: queue.queueUrl }),
       clock: systemClock,
       ...telemetry,
     });
