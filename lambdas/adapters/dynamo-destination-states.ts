@@ -28,6 +28,7 @@ export interface DestinationStatesOptions {
 
 export class DynamoDestinationStates implements DestinationStates {
   private readonly cache = new Map<string, { status: DestinationStatus; atMs: number }>();
+  private readonly pending = new Map<string, Promise<DestinationStatus>>();
   private readonly cacheMs: number;
   private readonly clock: Clock;
 
@@ -40,9 +41,22 @@ export class DynamoDestinationStates implements DestinationStates {
     this.clock = options.clock ?? systemClock;
   }
 
-  async status(destinationId: string, options: { fresh?: boolean } = {}): Promise<DestinationStatus> {
+  status(destinationId: string, options: { fresh?: boolean } = {}): Promise<DestinationStatus> {
     const cached = this.cache.get(destinationId);
-    if (!options.fresh && cached && this.clock.now() - cached.atMs < this.cacheMs) return cached.status;
+    if (!options.fresh && cached && this.clock.now() - cached.atMs < this.cacheMs) {
+      return Promise.resolve(cached.status);
+    }
+    // The records of one batch ask at once: one read answers them all.
+    const pending = options.fresh ? undefined : this.pending.get(destinationId);
+    if (pending) return pending;
+    const reading: Promise<DestinationStatus> = this.read(destinationId).finally(() => {
+      if (this.pending.get(destinationId) === reading) this.pending.delete(destinationId);
+    });
+    if (!options.fresh) this.pending.set(destinationId, reading);
+    return reading;
+  }
+
+  private async read(destinationId: string): Promise<DestinationStatus> {
     const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
       this.client.send(
         new GetItemCommand({
