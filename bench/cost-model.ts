@@ -63,7 +63,7 @@ import { payloadKey } from '../lambdas/core/envelope';
 import { inboxKey, type NewClaim } from '../lambdas/core/inbox';
 import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/ports';
 import { SCHEMES } from '../lambdas/core/schemes';
-import { type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
+import { type BatchMetricSink, type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
 import { defineEvent } from '../lambdas/events';
 import { forwardLambda } from '../lambdas/forward/lambda';
 import type { ProcessHandler } from '../lambdas/process/create-handler';
@@ -729,7 +729,7 @@ async function measureForwarding(
     }),
     sqs: new SqsDestinationSender({ client: env.clients.sqs, queueUrlFor: () => queue.targetQueueUrl ?? '' }),
   };
-  const forwarder = (telemetry: { logger: LogSink; metrics: MetricSink }) =>
+  const forwarder = (telemetry: { logger: LogSink; metrics: BatchMetricSink }) =>
     forwardLambda({
       config: env.config,
       senders,

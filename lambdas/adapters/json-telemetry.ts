@@ -12,7 +12,7 @@
 // the `service` dimension) and their environment variables, so log queries and alarms read the same. The
 // EMF lines are the very text Powertools Metrics 2.x writes for the same calls, and keep the specification's
 // limits (test/unit/lambdas/adapters/json-telemetry-emf.test.ts checks both).
-import type { LogAttributes, LogSink, MetricSink, MetricUnitName } from '../core/telemetry';
+import type { BatchMetricSink, LogAttributes, LogSink, MetricUnitName } from '../core/telemetry';
 
 const LEVELS = { DEBUG: 10, INFO: 20, WARN: 30, ERROR: 40 } as const;
 type Level = keyof typeof LEVELS;
@@ -44,7 +44,7 @@ function levelOf(name: string | undefined): number {
   return key in LEVELS ? LEVELS[key as Level] : LEVELS.INFO;
 }
 
-export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink; metrics: MetricSink } {
+export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink; metrics: BatchMetricSink } {
   const env = options.env ?? process.env;
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = options.now ?? Date.now;
@@ -112,7 +112,9 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
 
   let context: LogAttributes = {};
   let stored = new Map<string, StoredMetric>();
-  const base = { service: options.service };
+  let base: Record<string, string> = { service: options.service };
+  /** The batch's dimensions besides `service` (setDimensions). */
+  let extra: Record<string, string> = {};
 
   return {
     logger: {
@@ -136,6 +138,10 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
         if (!Number.isFinite(value)) return;
         document([[name, { unit, values: [value] }]], { ...base, [dimension.name]: dimension.value });
       },
+      setDimensions: (dimensions) => {
+        extra = { ...dimensions };
+        base = { service: options.service, ...extra };
+      },
       publishStoredMetrics: () => {
         if (stored.size === 0) return;
         const flushing = stored;
@@ -158,8 +164,9 @@ export function jsonTelemetry(options: JsonTelemetryOptions): { logger: LogSink;
           return;
         }
         stored = new Map();
-        // `service` is a field of every line already: the dimension is the same key.
-        write(JSON.stringify(withMetrics(logLine(upper, message, attributes), entries, Object.keys(base))));
+        // `service` is a field of every line already, and the batch's dimensions become fields of it.
+        const line = logLine(upper, message, { ...attributes, ...extra });
+        write(JSON.stringify(withMetrics(line, entries, Object.keys(base))));
       },
     },
   };

@@ -26,6 +26,11 @@ export interface MetricSink {
   ): void;
   publishStoredMetrics(): void;
   /**
+   * Dimensions besides `service` for the metrics stored from now on, until set again: a batch's (the
+   * forwarder's `destination`). Lines that carry the metrics carry these fields too.
+   */
+  setDimensions?(dimensions: Record<string, string>): void;
+  /**
    * Writes `message` as a log line that carries the stored metrics too (an EMF document is a JSON log
    * line with an `_aws` key, so one line does both), then clears them. A sink that cannot leaves it to
    * the caller: see logWithMetrics.
@@ -52,8 +57,12 @@ export function logWithMetrics(
   metrics.publishStoredMetrics();
 }
 
-export const noMetrics: MetricSink = {
+/** A sink that can put a batch's dimensions on its metrics (the forwarder's). */
+export type BatchMetricSink = MetricSink & Required<Pick<MetricSink, 'setDimensions'>>;
+
+export const noMetrics: BatchMetricSink = {
   addMetric: () => undefined,
   addDimensionedMetric: () => undefined,
   publishStoredMetrics: () => undefined,
+  setDimensions: () => undefined,
 };

@@ -6,13 +6,15 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { FORWARD_DIMENSION, FORWARD_METRICS } from '../../config/telemetry';
 import { type ForwardDeps, type ForwardResult, forwardRecord } from '../core/destinations/forward-record';
 import type { DestinationIntake } from '../core/destinations/ports';
-import type { LogSink, MetricSink } from '../core/telemetry';
+import { MESSAGE_ATTRIBUTES } from '../core/envelope';
+import { type BatchMetricSink, type LogAttributes, type LogSink, logWithMetrics } from '../core/telemetry';
 import { queueRecordFrom } from '../process/create-handler';
 
 export interface ForwardHandlerDeps extends Omit<ForwardDeps, 'invocationStartedMs' | 'signal'> {
   intake: DestinationIntake;
   logger: LogSink;
-  metrics: MetricSink;
+  /** Each batch's metrics carry its destination (setDimensions). */
+  metrics: BatchMetricSink;
 }
 
 export type ForwardHandler = (
@@ -40,27 +42,40 @@ function acknowledged(result: ForwardResult): boolean {
   return !NOT_DONE.has(result.outcome) || (result.outcome === 'waiting' && result.requeued === true);
 }
 
+/**
+ * The result's metrics, stored under the batch's `destination` dimension (a batch comes from one
+ * destination's queue): the batch's last line carries them all, one EMF document for the batch.
+ */
 function metricsFor(deps: ForwardHandlerDeps, result: ForwardResult): void {
   if (!result.destination) return;
-  const dimension = { name: FORWARD_DIMENSION, value: result.destination };
-  const count = (name: string) => deps.metrics.addDimensionedMetric(name, dimension, 'Count', 1);
+  const count = (name: string) => deps.metrics.addMetric(name, 'Count', 1);
   const attemptFailed =
     (result.outcome === 'retry' || result.outcome === 'dead_lettered') && result.attempted;
   if (result.outcome === 'delivered') {
     count(FORWARD_METRICS.delivered);
     // The disabled alarm keeps its state through missing data: a delivery says the destination is back.
-    deps.metrics.addDimensionedMetric(FORWARD_METRICS.disabled, dimension, 'Count', 0);
-    deps.metrics.addDimensionedMetric(FORWARD_METRICS.latency, dimension, 'Milliseconds', result.latencyMs);
+    deps.metrics.addMetric(FORWARD_METRICS.disabled, 'Count', 0);
+    deps.metrics.addMetric(FORWARD_METRICS.latency, 'Milliseconds', result.latencyMs);
   }
-  if (attemptFailed || (result.outcome === 'waiting' && result.disabledNow))
+  if (attemptFailed || (result.outcome === 'waiting' && result.disabledNow)) {
     count(FORWARD_METRICS.attemptFailed);
+  }
   if (result.outcome === 'dead_lettered') count(FORWARD_METRICS.deadLettered);
   if (result.outcome === 'waiting' || (result.outcome === 'dead_lettered' && result.code === 'http_410')) {
     count(FORWARD_METRICS.disabled);
   }
 }
 
-function logResult(deps: ForwardHandlerDeps, messageId: string, result: ForwardResult): void {
+function logResult(
+  deps: ForwardHandlerDeps,
+  messageId: string,
+  result: ForwardResult,
+  carryMetrics: boolean,
+): void {
+  const line = (level: 'info' | 'warn', message: string, attributes: LogAttributes) => {
+    if (carryMetrics) logWithMetrics(deps.logger, deps.metrics, level, message, attributes);
+    else deps.logger[level](message, attributes);
+  };
   const attributes = {
     outcome: result.outcome,
     destination: result.destination,
@@ -75,16 +90,17 @@ function logResult(deps: ForwardHandlerDeps, messageId: string, result: ForwardR
   };
   switch (result.outcome) {
     case 'delivered':
-      deps.logger.info('forward delivered', { ...attributes, latencyMs: result.latencyMs });
+      line('info', 'forward delivered', { ...attributes, latencyMs: result.latencyMs });
       return;
     case 'duplicate_skipped':
-      deps.logger.info('forward skipped: delivered already', attributes);
+      line('info', 'forward skipped: delivered already', attributes);
       return;
     case 'retry':
-      deps.logger.warn('forward will be retried', { ...attributes, messageId });
+      line('warn', 'forward will be retried', { ...attributes, messageId });
       return;
     case 'waiting':
-      deps.logger.warn(
+      line(
+        'warn',
         result.disabledNow
           ? 'destination disabled: it answered 410 Gone'
           : 'forward waiting: destination disabled',
@@ -92,10 +108,10 @@ function logResult(deps: ForwardHandlerDeps, messageId: string, result: ForwardR
       );
       return;
     case 'not_started':
-      deps.logger.warn('forward handed back unstarted', { ...attributes, messageId });
+      line('warn', 'forward handed back unstarted', { ...attributes, messageId });
       return;
     default:
-      deps.logger.warn(`forward ${result.outcome.replace('_', ' ')}`, { ...attributes, messageId });
+      line('warn', `forward ${result.outcome.replace('_', ' ')}`, { ...attributes, messageId });
   }
 }
 
@@ -103,13 +119,16 @@ export function createForwardHandler(deps: ForwardHandlerDeps): ForwardHandler {
   return async (event, _context, signal) => {
     const results: ForwardResult[] = [];
     const forwardDeps: ForwardDeps = { ...deps, invocationStartedMs: deps.clock.now(), signal };
+    const destination = event.Records[0]?.messageAttributes?.[MESSAGE_ATTRIBUTES.destination]?.stringValue;
+    deps.metrics.setDimensions({ [FORWARD_DIMENSION]: destination ?? 'unknown' });
     // Acknowledged records: if something outside them throws, only the others fail.
     const settled = new Set<string>();
     const recordHandler = async (record: SQSRecord) => {
       const result = await forwardRecord(forwardDeps, queueRecordFrom(record));
       results.push(result);
       metricsFor(deps, result);
-      logResult(deps, record.messageId, result);
+      // The batch's last result carries every metric stored so far on its line.
+      logResult(deps, record.messageId, result, results.length === event.Records.length);
       if (!acknowledged(result)) throw new RetryLater('code' in result ? result.code : result.outcome);
       settled.add(record.messageId);
     };
