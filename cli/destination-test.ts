@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { ForwardDestination } from '../config';
 import { type AttemptVerdict, judgeAttempt } from '../lambdas/core/destinations/attempt';
 import type { DestinationSender } from '../lambdas/core/destinations/ports';
+import { webhookId as webhookIdOf } from '../lambdas/core/destinations/signing';
 import { buildEnvelope } from '../lambdas/core/envelope';
 import { sha256Hex } from '../lambdas/core/schemes/primitives';
 import type { Target } from './target-types';
@@ -61,8 +62,9 @@ export async function sendTestDelivery(
     body,
     receivedAtMs: nowMs,
   });
-  // Its own id: a receiver that dedups on webhook-id must not take a second test for the first.
-  const webhookId = `msg_${dedupKey}`;
+  // Its own id (the dedup key is random), in the form of every other: a receiver that dedups on
+  // webhook-id must not take a second test for the first.
+  const webhookId = webhookIdOf(envelope.id);
   const sender = await senderFor(target, destination);
   const started = performance.now();
   const result = await sender.send({ destination, webhookId, envelope, body, attempt: 1, nowMs });

@@ -90,8 +90,9 @@ export function payloadExpiryDays(): number {
 }
 
 /**
- * The forwarder's timeout: room for its slowest destination's connect and response timeouts, and the
- * writes around the attempt, within one invocation. At least 30 s.
+ * The forwarder's timeout: room for its slowest destination's attempt, and the writes around it, within
+ * one invocation. An attempt can be two requests (a 401 or 403 re-signed with secrets read afresh, see
+ * http-destination.ts), each with its connect and response timeouts. At least 30 s.
  */
 export function forwarderTimeoutSeconds(config: Pick<Config, 'destinations'>): number {
   let slowest = 0;
@@ -100,7 +101,7 @@ export function forwarderTimeoutSeconds(config: Pick<Config, 'destinations'>): n
       slowest = Math.max(slowest, destination.connectTimeoutSeconds + destination.responseTimeoutSeconds);
     }
   }
-  return Math.max(30, slowest + 15);
+  return Math.max(30, 2 * slowest + 15);
 }
 
 /** A destination's queue and DLQ names: `<inbox queue>-to-<id>` and `<inbox queue>-to-<id>-dlq`. */

@@ -30,11 +30,17 @@ export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: nu
 }
 
 /**
- * How much longer than the main queue a record must live when it carries the destinations' histories: a
- * copy may wait up to SQS's 14 days on a destination's queue (a disabled destination), and a redrive from
- * its DLQ starts another 14. A history gone with its record would no longer stop a resend.
+ * How much longer than the main queue a record lives when destinations retry from it: their longest retry
+ * horizon and a day, so a copy still being retried finds its history (delivered, or the attempts so far).
+ * Not the 14 days a disabled destination may hold a copy, nor a DLQ redrive: that would widen every
+ * provider's dedup window by weeks. A copy forwarded after its record is gone is still forwarded, with
+ * the same webhook-id, and its history is not kept.
  */
 function forwardingSeconds(config: Pick<Config, 'destinations'>): number {
-  const forwards = Object.values(config.destinations ?? {}).some((d) => d.type !== 'handlers');
-  return forwards ? 2 * SQS_MAX_RETENTION_SECONDS : 0;
+  let longest = -1;
+  for (const destination of Object.values(config.destinations ?? {})) {
+    if (destination.type === 'handlers') continue;
+    longest = Math.max(longest, retryHorizon(destination.retrySchedule).maxSeconds);
+  }
+  return longest < 0 ? 0 : longest + RETENTION_MARGIN_SECONDS;
 }

@@ -7,16 +7,24 @@ import {
   UpdateEventSourceMappingCommand,
 } from '@aws-sdk/client-lambda';
 import type { DestinationIntake } from '../core/destinations/ports';
-import { callDependency } from './dependency-call';
+import { DependencyError } from '../core/errors';
+import { callDependency, isAwsError } from './dependency-call';
 
 export class LambdaDestinationIntake implements DestinationIntake {
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly settleAttempts: number;
+
   constructor(
     private readonly client: LambdaClient,
     /** The forwarder's function name or ARN. */
     private readonly functionName: string,
     /** Destination id to its queue's ARN. */
     private readonly queueArns: Readonly<Record<string, string>>,
-  ) {}
+    options: { sleep?: (ms: number) => Promise<void>; settleAttempts?: number } = {},
+  ) {
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.settleAttempts = options.settleAttempts ?? SETTLE_ATTEMPTS;
+  }
 
   pause(destinationId: string): Promise<void> {
     return this.setEnabled(destinationId, false);
@@ -33,6 +41,20 @@ export class LambdaDestinationIntake implements DestinationIntake {
   private async setEnabled(destinationId: string, enabled: boolean): Promise<void> {
     const queueArn = Object.hasOwn(this.queueArns, destinationId) ? this.queueArns[destinationId] : undefined;
     if (queueArn === undefined) throw new Error(`no queue for destination ${destinationId}`);
+    // A mapping on its way to the other state (a pause racing an enable) refuses an update until it gets
+    // there: wait for it, a few seconds at most, rather than leave it where the race put it.
+    for (let attempt = 0; ; attempt++) {
+      const pending = await this.update(queueArn, enabled);
+      if (!pending) return;
+      if (attempt >= this.settleAttempts) {
+        throw new DependencyError('lambda', 'UpdateEventSourceMapping');
+      }
+      await this.sleep(SETTLE_WAIT_MS);
+    }
+  }
+
+  /** Updates every mapping not already (going) where wanted; true if one was still on its way back. */
+  private async update(queueArn: string, enabled: boolean): Promise<boolean> {
     const { EventSourceMappings: mappings = [] } = await callDependency(
       'lambda',
       'ListEventSourceMappings',
@@ -41,6 +63,7 @@ export class LambdaDestinationIntake implements DestinationIntake {
           new ListEventSourceMappingsCommand({ FunctionName: this.functionName, EventSourceArn: queueArn }),
         ),
     );
+    let pending = false;
     for (const mapping of mappings) {
       if (mapping.UUID === undefined) continue;
       const state = mapping.State ?? '';
@@ -49,12 +72,26 @@ export class LambdaDestinationIntake implements DestinationIntake {
       ) {
         continue;
       }
-      await callDependency('lambda', 'UpdateEventSourceMapping', () =>
-        this.client.send(new UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: enabled })),
-      );
+      if (state === 'Enabling' || state === 'Disabling' || state === 'Updating' || state === 'Creating') {
+        pending = true;
+        continue;
+      }
+      const updated = await this.client
+        .send(new UpdateEventSourceMappingCommand({ UUID: mapping.UUID, Enabled: enabled }))
+        .then(() => true)
+        .catch((error: unknown) => {
+          if (isAwsError(error, 'ResourceInUseException')) return false;
+          throw new DependencyError('lambda', 'UpdateEventSourceMapping', { cause: error });
+        });
+      if (!updated) pending = true;
     }
+    return pending;
   }
 }
+
+/** How long a wait for a mapping's transition is, and how many there may be. */
+const SETTLE_WAIT_MS = 1_000;
+const SETTLE_ATTEMPTS = 10;
 
 /** Local mode's intake: its poller reads the destination's state itself (local/forwarding.ts). */
 export const pollerIntake: DestinationIntake = {

@@ -74,7 +74,11 @@ function mediaType(headers: HeaderMap): string | undefined {
  */
 function contentTypeOf(headers: HeaderMap): string | undefined {
   const header = singleHeader(headers, 'content-type');
-  return header.ok ? header.value.trim() : undefined;
+  if (!header.ok) return undefined;
+  // The header is not signed: only visible ASCII goes on (what any HTTP header and SQS can carry), else
+  // the bare media type the provider's settings accepted.
+  const value = header.value.trim();
+  return /^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(value) ? value : undefined;
 }
 
 async function verifySignature(

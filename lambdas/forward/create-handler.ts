@@ -123,8 +123,15 @@ export function createForwardHandler(deps: ForwardHandlerDeps): ForwardHandler {
     deps.metrics.setDimensions({ [FORWARD_DIMENSION]: destination ?? 'unknown' });
     // Acknowledged records: if something outside them throws, only the others fail.
     const settled = new Set<string>();
+    // Set once the batch is answered: a send still running then (the early timeout answered for it)
+    // finishes during a later invocation, maybe another destination's batch, whose metrics it must not join.
+    let answered = false;
     const recordHandler = async (record: SQSRecord) => {
       const result = await forwardRecord(forwardDeps, queueRecordFrom(record));
+      if (answered) {
+        logResult(deps, record.messageId, result, false);
+        return;
+      }
       results.push(result);
       metricsFor(deps, result);
       // The batch's last result carries every metric stored so far on its line.
@@ -148,6 +155,7 @@ export function createForwardHandler(deps: ForwardHandlerDeps): ForwardHandler {
     } finally {
       await afterBatch(deps, results);
       deps.metrics.publishStoredMetrics();
+      answered = true;
     }
   };
 }

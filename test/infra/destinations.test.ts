@@ -163,8 +163,9 @@ describe('destination queues', () => {
     expect(props(queueId(`${STACK_NAME}-Inbox-queue-to-crm`))).toMatchObject({
       RedrivePolicy: { maxReceiveCount: 12 },
     });
-    // The slowest HTTP destination (orders: 5 s connect + 25 s response) sets the forwarder's timeout.
-    expect(forwarderTimeoutSeconds(config)).toBe(45);
+    // The slowest HTTP destination (orders: 5 s connect + 25 s response) sets the forwarder's timeout:
+    // twice that (a refused signature is re-sent once with secrets read afresh) and 15 s.
+    expect(forwarderTimeoutSeconds(config)).toBe(75);
   });
 
   it('let only their own queue use each DLQ (by a name-built ARN: no cycle)', () => {

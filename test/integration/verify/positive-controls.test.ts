@@ -101,9 +101,16 @@ describe('bodies carried byte for byte', () => {
     expect(envelope.datacontenttype).toBe('application/octet-stream');
   });
 
-  it('accepts a content type with a charset parameter', async () => {
-    const event = h.sw({ headers: { 'Content-Type': 'application/json; charset=utf-8' } });
-    await h.expectAccepted(await h.send(event));
+  it('accepts a content type with a charset parameter, and keeps it as sent for the destinations', async () => {
+    const event = h.sw({ headers: { 'Content-Type': 'application/json; charset=UTF-8' } });
+    const envelope = await h.expectAccepted(await h.send(event));
+    expect(envelope.datacontenttype).toBe('application/json; charset=UTF-8');
+  });
+
+  it('keeps only the media type of a content type with characters a header cannot carry', async () => {
+    const event = h.sw({ headers: { 'Content-Type': 'application/json; note=caf\u00e9' } });
+    const envelope = await h.expectAccepted(await h.send(event));
+    expect(envelope.datacontenttype).toBe('application/json');
   });
 });
 

@@ -46,6 +46,41 @@ describe('LambdaDestinationIntake', () => {
     ]);
   });
 
+  it('waits for a mapping still on its way back (a pause racing an enable), then updates it', async () => {
+    const lambda = fakeLambda();
+    lambda.setState('Disabling');
+    const sleeps: number[] = [];
+    const intake = new LambdaDestinationIntake(
+      lambda.client as never,
+      'forwarder',
+      { hooks: QUEUE_ARN },
+      {
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          lambda.setState('Disabled');
+        },
+      },
+    );
+    await intake.resume('hooks');
+    expect(sleeps).toEqual([1_000]);
+    expect(lambda.calls.filter((c) => c.startsWith('update'))).toEqual(['update uuid-1 true']);
+  });
+
+  it('gives up, as a dependency failure, on a mapping that never settles', async () => {
+    const lambda = fakeLambda();
+    lambda.setState('Disabling');
+    const intake = new LambdaDestinationIntake(
+      lambda.client as never,
+      'forwarder',
+      { hooks: QUEUE_ARN },
+      {
+        sleep: async () => undefined,
+        settleAttempts: 2,
+      },
+    );
+    await expect(intake.resume('hooks')).rejects.toThrow(/lambda UpdateEventSourceMapping failed/);
+  });
+
   it('refuses a destination it has no queue for', async () => {
     const intake = new LambdaDestinationIntake(fakeLambda().client as never, 'forwarder', {});
     await expect(intake.resume('nope')).rejects.toThrow(/no queue for destination nope/);
