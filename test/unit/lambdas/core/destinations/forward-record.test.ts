@@ -31,9 +31,15 @@ const envelope = buildEnvelope({
   receivedAtMs: 1_000,
 });
 
-function harness(
-  options: { answer?: () => Promise<AttemptResult>; status?: DestinationStatus; putApplies?: boolean } = {},
-) {
+interface HarnessOptions {
+  answer?: () => Promise<AttemptResult>;
+  status?: DestinationStatus;
+  putApplies?: boolean;
+  /** Make one port fail as a dependency outage does. */
+  failing?: 'status' | 'history-get' | 'history-put' | 'payload';
+}
+
+function harness(options: HarnessOptions = {}) {
   const delays: number[] = [];
   const sent: unknown[] = [];
   const requeued: unknown[] = [];
@@ -49,21 +55,34 @@ function harness(
       },
     },
     history: {
-      get: async () => history,
+      get: async () => {
+        if (options.failing === 'history-get') throw new DependencyError('dynamodb', 'GetItem');
+        return history;
+      },
       put: async (_pk, state) => {
+        if (options.failing === 'history-put') throw new DependencyError('dynamodb', 'UpdateItem');
         if (options.putApplies === false) return false;
         history = state;
         return true;
       },
     },
     states: {
-      status: async () => options.status ?? { enabled: true },
+      status: async () => {
+        if (options.failing === 'status') throw new DependencyError('dynamodb', 'GetItem');
+        return options.status ?? { enabled: true };
+      },
       disable: async () => undefined,
       enable: async () => undefined,
       count: async () => undefined,
       recent: async () => ({ delivered: 0, failed: 0 }),
     },
-    payloads: { get: async () => ({ body: BODY }), rewrite: async () => undefined },
+    payloads: {
+      get: async () => {
+        if (options.failing === 'payload') throw new DependencyError('s3', 'GetObject');
+        return { body: BODY };
+      },
+      rewrite: async () => undefined,
+    },
     messagesFor: () => ({ delay: async (_handle, seconds) => void delays.push(seconds) }),
     queues: {
       send: async (_id, message) => {
@@ -147,5 +166,51 @@ describe('forwardRecord', () => {
     expect(h.sent).toEqual([]);
     expect(h.history()).toMatchObject({ state: 'waiting', lastErrorCode: 'http_410' });
     expect(WAIT_RECHECK_SECONDS).toBeLessThanOrEqual(300);
+  });
+
+  it.each(['status', 'history-get'] as const)(
+    'sends nothing and retries on the schedule when DynamoDB fails (%s), counting no attempt',
+    async (failing) => {
+      const h = harness({ failing });
+      expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({
+        outcome: 'retry',
+        code: 'dynamodb_unavailable',
+        attempted: false,
+      });
+      expect(h.sent).toEqual([]);
+      expect(h.delays).toEqual([5]);
+    },
+  );
+
+  it('retries, sending nothing, a body kept in S3 while S3 is down', async () => {
+    const h = harness({ failing: 'payload' });
+    const large = buildEnvelope({
+      provider: 'standard-webhooks',
+      dedupKey: 'msg_large',
+      eventType: 'order.paid',
+      payloadSha256: sha256Hex(BODY),
+      body: BODY,
+      dataref: 's3://payloads/payloads/standard-webhooks/abc',
+      receivedAtMs: 1_000,
+    });
+    const result = await forwardRecord(h.deps, { ...h.record(1), body: serializeEnvelope(large) });
+    expect(result).toMatchObject({ outcome: 'retry', code: 's3_unavailable', attempted: false });
+    expect(h.sent).toEqual([]);
+  });
+
+  it('acknowledges a delivered attempt whose history cannot be written, saying it was not recorded', async () => {
+    const h = harness({ failing: 'history-put' });
+    expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({ outcome: 'delivered', recorded: false });
+    expect(h.delays).toEqual([]);
+  });
+
+  it('on the last receive gives a failing delivery up to the redrive policy, recorded with its code', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    expect(await forwardRecord(h.deps, h.record(3))).toMatchObject({
+      outcome: 'dead_lettered',
+      code: 'http_503',
+    });
+    expect(h.delays).toEqual([0]);
+    expect(h.history()).toMatchObject({ state: 'dead-lettered', deadLetterMessageId: 'm-1', attempts: 1 });
   });
 });
