@@ -33,6 +33,7 @@ function short(value: unknown, length = 16): string {
 export function consoleLogger(write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): {
   verify: LogSink;
   process: LogSink;
+  forward: LogSink;
 } {
   const time = () => pc.dim(new Date().toISOString().slice(11, 23));
   const verifyLine = (_level: string) => (message: string, a: LogAttributes) => {
@@ -59,8 +60,26 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
         pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)}`),
     );
   };
+  const forwardLine = (level: string) => (message: string, a: LogAttributes) => {
+    if (a.outcome === undefined) {
+      write(`${time()} ${pc.bold('forward')} ${printable(message)}`);
+      return;
+    }
+    const colour = level === 'info' ? pc.green : pc.yellow;
+    const answer = a.status === undefined ? '' : ` ${printable(a.status)}`;
+    const detail = a.errorCode
+      ? ` ${printable(a.errorCode)}${a.delaySeconds === undefined ? '' : ` retry in ${printable(a.delaySeconds)}s`}`
+      : '';
+    write(
+      `${time()} ${pc.bold('forward')} ${colour(printable(a.outcome))}${answer}${detail} -> ${printable(a.destination ?? '?')} ` +
+        pc.dim(
+          `${printable(a.provider ?? '?')} key=${short(a.dedupKey)} attempt=${printable(a.attempt ?? '-')}`,
+        ),
+    );
+  };
   return {
     verify: { info: verifyLine('info'), warn: verifyLine('warn'), error: verifyLine('error') },
     process: { info: processLine('info'), warn: processLine('warn'), error: processLine('error') },
+    forward: { info: forwardLine('info'), warn: forwardLine('warn'), error: forwardLine('error') },
   };
 }

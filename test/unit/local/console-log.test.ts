@@ -39,21 +39,43 @@ describe('consoleLogger', () => {
     durationMs: HOSTILE,
     errorCode: HOSTILE,
     delaySeconds: HOSTILE,
+    destination: HOSTILE,
+    attempt: HOSTILE,
   };
 
   it.each(['info', 'warn', 'error'] as const)(
-    'prints no control character in a %s line of either sink',
+    'prints no control character in a %s line of any sink',
     (level) => {
       const printed = lines((log) => {
         log.verify[level]('delivery rejected', attributes);
         log.process[level]('event failed', attributes);
         log.process[level](`handler says ${HOSTILE}`, {});
+        log.forward[level]('forward will be retried', attributes);
+        log.forward[level](`forward ${HOSTILE}`, {});
       });
-      expect(printed).toHaveLength(3);
+      expect(printed).toHaveLength(5);
       for (const line of printed) {
         expect(line).not.toMatch(UNSAFE);
         expect(line).toContain('\\u009b');
       }
     },
   );
+});
+
+describe('the forward line', () => {
+  it('names the outcome, the answer, the destination and the attempt', () => {
+    const [line] = lines((log) =>
+      log.forward.warn('forward will be retried', {
+        outcome: 'retry',
+        status: 503,
+        errorCode: 'http_503',
+        delaySeconds: 2,
+        destination: 'orders',
+        provider: 'stripe',
+        dedupKey: 'evt_1',
+        attempt: 2,
+      }),
+    );
+    expect(line).toMatch(/forward retry 503 http_503 retry in 2s -> orders stripe key=evt_1 attempt=2$/);
+  });
 });
