@@ -37,6 +37,18 @@ export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: nu
  * the same webhook-id, and its history is not kept.
  */
 function forwardingSeconds(config: Pick<Config, 'destinations'>): number {
+  // Asked on every claim (the verify Lambda's hot path); the config never changes under a Lambda.
+  let seconds = forwardingSecondsOf.get(config);
+  if (seconds === undefined) {
+    seconds = longestForwardHorizon(config);
+    forwardingSecondsOf.set(config, seconds);
+  }
+  return seconds;
+}
+
+const forwardingSecondsOf = new WeakMap<object, number>();
+
+function longestForwardHorizon(config: Pick<Config, 'destinations'>): number {
   let longest = -1;
   for (const destination of Object.values(config.destinations ?? {})) {
     if (destination.type === 'handlers') continue;

@@ -119,6 +119,9 @@ export interface LocalForwarding {
 export function startForwarding(options: LocalForwardingOptions): LocalForwarding {
   const { clients, config, destinations } = options;
   const states = new DynamoDestinationStates(clients.dynamodb, options.tableName, { cacheMs: 1_000 });
+  const controls = Object.fromEntries(
+    Object.entries(destinations).map(([id, made]) => [id, new SqsMessageControl(clients.sqs, made.queueUrl)]),
+  );
   const forwarder = forwardLambda({
     config,
     senders: options.senders,
@@ -127,9 +130,9 @@ export function startForwarding(options: LocalForwardingOptions): LocalForwardin
     intake: pollerIntake,
     payloads: new S3PayloadReader(clients.s3, options.bucketName),
     messagesFor: (id) => {
-      const made = Object.hasOwn(destinations, id) ? destinations[id] : undefined;
-      if (!made) throw new Error(`no queue for destination ${id}`);
-      return new SqsMessageControl(clients.sqs, made.queueUrl);
+      const control = Object.hasOwn(controls, id) ? controls[id] : undefined;
+      if (!control) throw new Error(`no queue for destination ${id}`);
+      return control;
     },
     queues: new SqsForwardQueues(
       clients.sqs,

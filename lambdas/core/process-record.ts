@@ -16,9 +16,9 @@ import { PermanentError } from '../events/errors';
 import { destinationsFor } from './destinations/filter';
 import type { ForwardQueues } from './destinations/ports';
 import type { Envelope } from './envelope';
-import { envelopeAttributes, MESSAGE_ATTRIBUTES } from './envelope';
+import { MESSAGE_ATTRIBUTES } from './envelope';
 import { parseEnvelope } from './envelope-schema';
-import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
+import { classifyFailure } from './failure';
 import { inboxKey, type LeaseOutcome } from './inbox';
 import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
@@ -93,22 +93,6 @@ export type RecordResult = {
 );
 
 type Facts = Omit<RecordResult, 'outcome'>;
-type Failure = { permanent: boolean; code: string };
-
-/** Error codes are short identifiers for logs and metrics, never an error message that could quote data. */
-function classify(error: unknown): Failure {
-  if (error instanceof PermanentError) return { permanent: true, code: error.code };
-  if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
-  if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
-  if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
-  const name = error instanceof Error ? error.name : typeof error;
-  const code = (error as { code?: unknown })?.code;
-  return {
-    permanent: false,
-    code: typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? code : name || 'error',
-  };
-}
-
 function route(
   handlers: readonly EventDefinition[],
   provider: string,
@@ -153,7 +137,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   try {
     lease = await takeLease(deps, record, envelope, token, nowMs);
   } catch (error) {
-    return failedWithoutLease(deps, record, facts, classify(error).code);
+    return failedWithoutLease(deps, record, facts, classifyFailure(error).code);
   }
   switch (lease.kind) {
     case 'processed':
@@ -224,7 +208,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       }),
     );
   } catch (error) {
-    const failure = classify(error);
+    const failure = classifyFailure(error);
     const held = { pk, token, untilMs: nowMs + deps.leaseMs };
     if (failure.permanent) return giveUp(deps, record, facts, failure.code, held);
     if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
@@ -268,26 +252,29 @@ async function fanOut(
   if (forwards.length === 0) return;
   const queues = deps.forwards;
   if (!queues) throw new Error('destinations are configured but the processor has no forward queues');
-  const attributes = { ...envelopeAttributes(envelope) };
+  // The message as verify sent it, attributes included: the copy only adds its destination.
   await Promise.all(
     forwards.map((destination) =>
       queues.send(destination.id, {
         body: record.body,
-        attributes: { ...attributes, [MESSAGE_ATTRIBUTES.destination]: destination.id },
+        attributes: { ...record.attributes, [MESSAGE_ATTRIBUTES.destination]: destination.id },
       }),
     ),
   );
   if (lease) {
-    const marked = await retryWrite(() => deps.inbox.markForwarded(lease.pk, lease.token, deps.clock.now()), {
-      clock: deps.clock,
-      deadlineMs: deps.deadlineMs,
-      random: deps.random,
-      sleep: deps.sleep,
-    });
+    const marked = await retryWrite(
+      () => deps.inbox.markForwarded(lease.pk, lease.token, deps.clock.now()),
+      writeRetries(deps),
+    );
     // Not written: a handler's retry would send the copies again; each is still delivered once.
     if (!marked.ok)
       deps.log('fan-out not recorded: a retry sends the copies again', { dedupKey: envelope.dedupkey });
   }
+}
+
+/** How the inbox writes are retried within this invocation: until its deadline (retry-write.ts). */
+function writeRetries(deps: ProcessDeps) {
+  return { clock: deps.clock, deadlineMs: deps.deadlineMs, random: deps.random, sleep: deps.sleep };
 }
 
 /** Kept after the handler's deadline for the marks and the visibility change (less on short invocations). */
@@ -405,12 +392,10 @@ async function markProcessed(
   pk: string,
   token: string,
 ): Promise<'marked' | 'not_ours' | 'failed'> {
-  const result = await retryWrite(() => deps.inbox.markProcessed(pk, token, deps.clock.now()), {
-    clock: deps.clock,
-    deadlineMs: deps.deadlineMs,
-    random: deps.random,
-    sleep: deps.sleep,
-  });
+  const result = await retryWrite(
+    () => deps.inbox.markProcessed(pk, token, deps.clock.now()),
+    writeRetries(deps),
+  );
   if (!result.ok) return 'failed';
   return result.applied ? 'marked' : 'not_ours';
 }
@@ -497,7 +482,7 @@ async function giveUp(
           messageId: record.messageId,
           nowMs: deps.clock.now(),
         }),
-      { clock: deps.clock, deadlineMs: deps.deadlineMs, random: deps.random, sleep: deps.sleep },
+      writeRetries(deps),
     );
     recorded = result.ok && result.applied;
     if (!result.ok && !isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {

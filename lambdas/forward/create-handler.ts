@@ -8,6 +8,7 @@ import { type ForwardDeps, type ForwardResult, forwardRecord } from '../core/des
 import type { DestinationIntake } from '../core/destinations/ports';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { type BatchMetricSink, type LogAttributes, type LogSink, logWithMetrics } from '../core/telemetry';
+import { RetryLater } from '../middleware/sqs-batch';
 import { queueRecordFrom } from '../process/create-handler';
 
 export interface ForwardHandlerDeps extends Omit<ForwardDeps, 'invocationStartedMs' | 'signal'> {
@@ -23,10 +24,6 @@ export type ForwardHandler = (
   /** Aborted when the invocation is about to time out (the middy layer's early timeout). */
   signal?: AbortSignal,
 ) => Promise<SQSBatchResponse>;
-
-class RetryLater extends Error {
-  override name = 'RetryLater';
-}
 
 /** Outcomes that leave the message on its queue. */
 const NOT_DONE: ReadonlySet<ForwardResult['outcome']> = new Set([

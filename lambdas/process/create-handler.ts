@@ -6,6 +6,7 @@ import { PROCESS_METRICS } from '../../config/telemetry';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { type ProcessDeps, processRecord, type QueueRecord, type RecordResult } from '../core/process-record';
 import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
+import { RetryLater } from '../middleware/sqs-batch';
 
 export interface ProcessHandlerDeps
   extends Omit<ProcessDeps, 'leaseMs' | 'log' | 'invocationStartedMs' | 'deadlineMs'> {
@@ -26,11 +27,6 @@ export type ProcessHandler = (
   /** Aborted when the invocation is about to time out (the middy layer's early timeout). */
   signal?: AbortSignal,
 ) => Promise<SQSBatchResponse>;
-
-/** Raised to Powertools batch so it reports the record as failed; the real code is already logged. */
-class RetryLater extends Error {
-  override name = 'RetryLater';
-}
 
 const OUTCOME_METRIC = {
   processed: PROCESS_METRICS.processed,

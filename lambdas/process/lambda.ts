@@ -4,6 +4,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EARLY_TIMEOUT_MS } from '../../config/resources';
 import { lambdaChain } from '../middleware/chain';
+import { allRecordsFailed } from '../middleware/sqs-batch';
 import {
   createProcessHandler,
   HAND_BACK_MS,
@@ -22,11 +23,6 @@ export interface ProcessLambdaOptions {
   graceMs?: number;
 }
 
-/** Every record a failure: SQS keeps them all, and what was done is skipped as a duplicate next time. */
-function allFailed(event: SQSEvent | undefined): SQSBatchResponse {
-  return { batchItemFailures: (event?.Records ?? []).map((r) => ({ itemIdentifier: r.messageId })) };
-}
-
 export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOptions = {}): ProcessHandler {
   return lambdaChain<SQSEvent, SQSBatchResponse>({
     handler: createProcessHandler(deps),
@@ -34,12 +30,12 @@ export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOp
     timeoutEarlyMs: options.timeoutEarlyMs ?? EARLY_TIMEOUT_MS.processor,
     // The hand-back is bounded to HAND_BACK_MS; the grace leaves it room to answer first.
     graceMs: options.graceMs ?? HAND_BACK_MS + 300,
-    timedOut: allFailed,
+    timedOut: allRecordsFailed,
     // A bug outside the batch logic: fail every record rather than the invocation, so SQS keeps them on
     // the schedule's visibility rather than the function's retry.
     lastResort: (event, error) => {
       deps.logger.error('batch failed', { outcome: 'error', errorName: error?.name ?? 'unknown' });
-      return allFailed(event);
+      return allRecordsFailed(event);
     },
   });
 }

@@ -6,10 +6,9 @@
 // policy: a give-up records `dead-lettered` naming the message and hands it back at once, and its later
 // receives drain without sending, so the AWS console's "Start DLQ redrive" works for every message.
 import type { Config, ForwardDestination } from '../../../config';
-import { PermanentError } from '../../events/errors';
 import { type Envelope, MESSAGE_ATTRIBUTES } from '../envelope';
 import { parseEnvelope } from '../envelope-schema';
-import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from '../errors';
+import { classifyFailure } from '../failure';
 import { inboxKey } from '../inbox';
 import { loadPayload } from '../load-payload';
 import type { Clock, MessageControl, PayloadReader } from '../ports';
@@ -95,14 +94,6 @@ function forwardDestination(
   return destination && destination.type !== 'handlers' ? destination : undefined;
 }
 
-function failureCode(error: unknown): { permanent: boolean; code: string } {
-  if (error instanceof PermanentError) return { permanent: true, code: error.code };
-  if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
-  if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
-  if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
-  return { permanent: false, code: error instanceof Error && error.name ? error.name : 'error' };
-}
-
 export async function forwardRecord(deps: ForwardDeps, record: ForwardRecordInput): Promise<ForwardResult> {
   if (deps.signal?.aborted) return { outcome: 'not_started' };
   const envelope = parseEnvelope(record.body);
@@ -159,7 +150,7 @@ class ForwardStep {
       if (!status.enabled) return this.disabled(status.reason ?? 'destination_disabled', false);
       body = await loadPayload(this.deps, this.envelope);
     } catch (error) {
-      const failure = failureCode(error);
+      const failure = classifyFailure(error);
       if (failure.permanent) return this.giveUp(failure.code, false);
       return this.retry(failure.code, undefined, false);
     }
@@ -181,7 +172,7 @@ class ForwardStep {
       });
     } catch (error) {
       // Not the destination's failure (its secret's store is down, say): no attempt was made.
-      return this.retry(failureCode(error).code, undefined, false);
+      return this.retry(classifyFailure(error).code, undefined, false);
     }
     const verdict = judgeAttempt(result, this.deps.clock.now());
     const status = result.kind === 'answered' ? result.status : undefined;

@@ -93,4 +93,39 @@ describe('the forwarder batch', () => {
     expect(carrier[FORWARD_METRICS.disabled]).toEqual([0, 0, 0]);
     expect(counts).toEqual([['hooks', { delivered: 3, failed: 0 }]]);
   });
+
+  it('pauses a disabled destination, and resumes it if it was enabled while the pause was made', async () => {
+    const calls: string[] = [];
+    // The batch reads "disabled"; the re-read before the pause agrees; the one after it finds an enable.
+    const fresh = [false, true];
+    const handler = createForwardHandler({
+      config,
+      senders: { http: { send: async () => ({ kind: 'answered', status: 204 }) } },
+      history: { get: async () => undefined, put: async () => true },
+      states: {
+        status: async (_id, options) => ({ enabled: options?.fresh ? (fresh.shift() ?? true) : false }),
+        disable: async () => undefined,
+        enable: async () => undefined,
+        count: async () => undefined,
+        recent: async () => ({ delivered: 0, failed: 0 }),
+      },
+      intake: {
+        pause: async (id) => void calls.push(`pause ${id}`),
+        resume: async (id) => void calls.push(`resume ${id}`),
+      },
+      payloads: { get: async () => ({ body: Buffer.alloc(0) }), rewrite: async () => undefined },
+      messagesFor: () => ({ delay: async () => undefined }),
+      queues: { send: async () => ({ messageId: 'x' }) },
+      clock: { now: () => 2_000 },
+      ...jsonTelemetry({
+        service: SERVICE.forward,
+        namespace: METRICS_NAMESPACE,
+        write: () => undefined,
+        env: {},
+      }),
+    });
+    const response = await handler({ Records: [record(1)] });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(calls).toEqual(['pause hooks', 'resume hooks']);
+  });
 });

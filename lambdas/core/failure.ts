@@ -1,0 +1,23 @@
+// What a failure means for a queued delivery, the processor's and the forwarder's alike: permanent (give it
+// up at once) or transient (retry on the schedule), and the short code that names it. Pure.
+import { PermanentError } from '../events/errors';
+import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
+
+export interface Failure {
+  permanent: boolean;
+  code: string;
+}
+
+/** Error codes are short identifiers for logs and metrics, never an error message that could quote data. */
+export function classifyFailure(error: unknown): Failure {
+  if (error instanceof PermanentError) return { permanent: true, code: error.code };
+  if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
+  if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
+  if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
+  const name = error instanceof Error ? error.name : typeof error;
+  const code = (error as { code?: unknown })?.code;
+  return {
+    permanent: false,
+    code: typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? code : name || 'error',
+  };
+}
