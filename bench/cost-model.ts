@@ -44,20 +44,17 @@ import { DynamoDestinationStates } from '../lambdas/adapters/dynamo-destination-
 import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
 import { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../lambdas/adapters/dynamo-resource-versions';
-import { EventBridgeDestinationSender } from '../lambdas/adapters/eventbridge-destination';
-import { HttpDestinationSender } from '../lambdas/adapters/http-destination';
 import { jsonTelemetry } from '../lambdas/adapters/json-telemetry';
 import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { emulatorPayloadWriter } from '../lambdas/adapters/s3-payload-writer';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import { SecretsManagerSource } from '../lambdas/adapters/secrets';
-import { SqsDestinationSender } from '../lambdas/adapters/sqs-destination';
 import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { type ReceivedMessage, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { entrySize } from '../lambdas/core/destinations/eventbridge-entry';
-import type { DestinationSenders, ForwardQueues } from '../lambdas/core/destinations/ports';
+import type { ForwardQueues } from '../lambdas/core/destinations/ports';
 import { newDestinationSecret } from '../lambdas/core/destinations/signing';
 import { payloadKey } from '../lambdas/core/envelope';
 import { inboxKey, type NewClaim } from '../lambdas/core/inbox';
@@ -66,6 +63,7 @@ import { SCHEMES } from '../lambdas/core/schemes';
 import { type BatchMetricSink, type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
 import { defineEvent } from '../lambdas/events';
 import { forwardLambda } from '../lambdas/forward/lambda';
+import { buildSenders } from '../lambdas/forward/senders';
 import type { ProcessHandler } from '../lambdas/process/create-handler';
 import { processLambda } from '../lambdas/process/lambda';
 import type { VerifyHandler } from '../lambdas/verify/create-handler';
@@ -720,15 +718,15 @@ async function measureForwarding(
   );
   const history = new DynamoForwardLog(env.clients.dynamodb, resources.tableName);
   const payloads = new S3PayloadReader(env.clients.s3, resources.bucketName);
-  const senders: DestinationSenders = {
-    http: new HttpDestinationSender({ secrets: { get: async () => [server.secret] }, allowLoopback: true }),
-    eventbridge: new EventBridgeDestinationSender({
-      client: server.eventbridge,
-      busFor: () => LOCAL_BUS,
-      payloads,
-    }),
-    sqs: new SqsDestinationSender({ client: env.clients.sqs, queueUrlFor: () => queue.targetQueueUrl ?? '' }),
-  };
+  // The forwarder's own builder; the bus is the bench server's stand-in, whatever the name.
+  const senders = buildSenders({
+    secrets: { get: async () => [server.secret] },
+    eventbridge: server.eventbridge,
+    sqs: env.clients.sqs,
+    payloads,
+    destinations: { [id]: { ...queue, busArn: LOCAL_BUS } },
+    allowLoopback: true,
+  });
   const forwarder = (telemetry: { logger: LogSink; metrics: BatchMetricSink }) =>
     forwardLambda({
       config: env.config,

@@ -18,27 +18,15 @@ export async function targetSenders(target: Target): Promise<DestinationSenders>
       destinations: target.destinations,
     });
   }
-  const { HttpDestinationSender } = await import('../lambdas/adapters/http-destination');
-  const { EventBridgeDestinationSender } = await import('../lambdas/adapters/eventbridge-destination');
-  const { SqsDestinationSender } = await import('../lambdas/adapters/sqs-destination');
+  const { buildSenders } = await import('../lambdas/forward/senders');
   const { S3PayloadReader } = await import('../lambdas/adapters/s3-payloads');
   const { createEventBridgeClient } = await import('../lambdas/adapters/clients');
-  const made = (id: string, field: 'busArn' | 'targetQueueUrl') => {
-    const value = target.destinations[id]?.[field];
-    if (!value) throw new Error(`the stack has no ${field} for destination ${id}`);
-    return value;
-  };
-  return {
+  return buildSenders({
     // The target's store lists a destination's secrets newest first, as the forwarder's source does.
-    http: new HttpDestinationSender({ secrets: { get: (id: string) => target.destinationSecrets.list(id) } }),
-    eventbridge: new EventBridgeDestinationSender({
-      client: createEventBridgeClient({ region: target.region }),
-      busFor: (destination) => made(destination.id, 'busArn'),
-      payloads: new S3PayloadReader(clients.s3, target.bucketName),
-    }),
-    sqs: new SqsDestinationSender({
-      client: clients.sqs,
-      queueUrlFor: (destination) => made(destination.id, 'targetQueueUrl'),
-    }),
-  };
+    secrets: { get: (id: string) => target.destinationSecrets.list(id) },
+    eventbridge: createEventBridgeClient({ region: target.region }),
+    sqs: clients.sqs,
+    payloads: new S3PayloadReader(clients.s3, target.bucketName),
+    destinations: target.destinations,
+  });
 }

@@ -16,12 +16,9 @@ import {
 import type { DestinationResources } from '../config/runtime';
 import { DynamoDestinationStates } from '../lambdas/adapters/dynamo-destination-states';
 import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
-import { EventBridgeDestinationSender } from '../lambdas/adapters/eventbridge-destination';
-import { HttpDestinationSender } from '../lambdas/adapters/http-destination';
 import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
-import { SqsDestinationSender } from '../lambdas/adapters/sqs-destination';
 import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
@@ -31,6 +28,7 @@ import { systemClock } from '../lambdas/core/ports';
 import type { LogSink } from '../lambdas/core/telemetry';
 import { noMetrics } from '../lambdas/core/telemetry';
 import { forwardLambda } from '../lambdas/forward/lambda';
+import { buildSenders } from '../lambdas/forward/senders';
 import { RecordingEventBus } from './recording-event-bus';
 import { type Clients, ensureQueue } from './resources';
 import { STATE_DIR } from './secrets-file';
@@ -209,26 +207,12 @@ export function recordedEventsPath(cwd: string): string {
  */
 export function localSenders(options: LocalSenderOptions): DestinationSenders {
   const files = new LocalFileSecretSource(options.secretsFile);
-  const made = (id: string) => options.destinations[id];
-  return {
-    eventbridge: new EventBridgeDestinationSender({
-      client: new RecordingEventBus({ file: recordedEventsPath(options.cwd) }),
-      busFor: (destination) => made(destination.id)?.busArn ?? LOCAL_EVENT_BUS,
-      payloads: new S3PayloadReader(options.clients.s3, options.bucketName),
-    }),
-    sqs: new SqsDestinationSender({
-      client: options.clients.sqs,
-      queueUrlFor: (destination) => {
-        const url = made(destination.id)?.targetQueueUrl;
-        if (!url) throw new Error(`destination ${destination.id} has no local target queue`);
-        return url;
-      },
-    }),
-    http: new HttpDestinationSender({
-      secrets: {
-        get: (id: string, o?: { refresh?: boolean }) => files.get(localDestinationSecretKey(id), o),
-      },
-      allowLoopback: true,
-    }),
-  };
+  return buildSenders({
+    secrets: { get: (id, o) => files.get(localDestinationSecretKey(id), o) },
+    eventbridge: new RecordingEventBus({ file: recordedEventsPath(options.cwd) }),
+    sqs: options.clients.sqs,
+    payloads: new S3PayloadReader(options.clients.s3, options.bucketName),
+    destinations: options.destinations,
+    allowLoopback: true,
+  });
 }

@@ -1,14 +1,52 @@
-// The forwarder's senders on AWS, one per destination type, built from the resources the stack made
-// (DESTINATION_RESOURCES). Local mode builds the same senders over the emulators (local/forwarding.ts).
-import type { Runtime } from '../../config/runtime';
+// The senders, one per destination type, over the resources made for each destination. One builder for
+// the forwarder on AWS, local mode (emulators, a recording bus) and `destinations test`: they differ only
+// in the clients and the secret source they pass.
+import type { DestinationResources, Runtime } from '../../config/runtime';
 import type { ForwardClients } from '../adapters/clients';
-import { EventBridgeDestinationSender } from '../adapters/eventbridge-destination';
+import { EventBridgeDestinationSender, type PutEventsClient } from '../adapters/eventbridge-destination';
 import { HttpDestinationSender } from '../adapters/http-destination';
 import { S3PayloadReader } from '../adapters/s3-payloads';
 import { SecretsManagerSource } from '../adapters/secrets';
-import { SqsDestinationSender } from '../adapters/sqs-destination';
+import { type SendMessageClient, SqsDestinationSender } from '../adapters/sqs-destination';
 import type { DestinationSenders } from '../core/destinations/ports';
+import type { PayloadWriter, SecretSource } from '../core/ports';
 
+export interface SenderParts {
+  /** Each http destination's signing secrets, by destination id, newest first. */
+  secrets: SecretSource;
+  eventbridge: PutEventsClient;
+  sqs: SendMessageClient;
+  /** Where an EventBridge entry too large to carry its body puts it. */
+  payloads: PayloadWriter;
+  destinations: Readonly<Record<string, DestinationResources>>;
+  /** Local mode and a local `destinations test`: loopback allowed (the SSRF guard otherwise stands). */
+  allowLoopback?: boolean;
+}
+
+export function buildSenders(parts: SenderParts): DestinationSenders {
+  const resource = (id: string, field: 'busArn' | 'targetQueueUrl') => {
+    const value = Object.hasOwn(parts.destinations, id) ? parts.destinations[id]?.[field] : undefined;
+    if (!value) throw new Error(`destination ${id} has no ${field}`);
+    return value;
+  };
+  return {
+    eventbridge: new EventBridgeDestinationSender({
+      client: parts.eventbridge,
+      busFor: (destination) => resource(destination.id, 'busArn'),
+      payloads: parts.payloads,
+    }),
+    sqs: new SqsDestinationSender({
+      client: parts.sqs,
+      queueUrlFor: (destination) => resource(destination.id, 'targetQueueUrl'),
+    }),
+    http: new HttpDestinationSender({
+      secrets: parts.secrets,
+      ...(parts.allowLoopback ? { allowLoopback: true } : {}),
+    }),
+  };
+}
+
+/** The forwarder's on AWS, from the resources the stack made (DESTINATION_RESOURCES). */
 export function destinationSenders(input: { clients: ForwardClients; runtime: Runtime }): DestinationSenders {
   const { clients, runtime } = input;
   const secretArns = Object.fromEntries(
@@ -16,32 +54,15 @@ export function destinationSenders(input: { clients: ForwardClients; runtime: Ru
       made.secretArn ? [[id, made.secretArn]] : [],
     ),
   );
-  const made = (id: string) => {
-    const resources = Object.hasOwn(runtime.destinations, id) ? runtime.destinations[id] : undefined;
-    if (!resources) throw new Error(`no resources for destination ${id}`);
-    return resources;
-  };
-  const required = (id: string, value: string | undefined, what: string) => {
-    if (!value) throw new Error(`destination ${id} has no ${what}`);
-    return value;
-  };
-  return {
-    eventbridge: new EventBridgeDestinationSender({
-      client: clients.eventbridge,
-      busFor: (destination) => required(destination.id, made(destination.id).busArn, 'bus'),
-      payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
+  return buildSenders({
+    // A rotated secret reaches every warm forwarder within the cache time, or at once on a 401 or 403;
+    // until then it signs with the previous one, which the receiver still accepts.
+    secrets: new SecretsManagerSource(clients.secrets, secretArns, {
+      cacheSeconds: runtime.config.secretCacheSeconds,
     }),
-    sqs: new SqsDestinationSender({
-      client: clients.sqs,
-      queueUrlFor: (destination) =>
-        required(destination.id, made(destination.id).targetQueueUrl, 'target queue'),
-    }),
-    // A rotated secret reaches every warm forwarder within the cache time; until then it signs with the
-    // previous one, which the receiver still accepts (it signs with both once it has read the new one).
-    http: new HttpDestinationSender({
-      secrets: new SecretsManagerSource(clients.secrets, secretArns, {
-        cacheSeconds: runtime.config.secretCacheSeconds,
-      }),
-    }),
-  };
+    eventbridge: clients.eventbridge,
+    sqs: clients.sqs,
+    payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
+    destinations: runtime.destinations,
+  });
 }
