@@ -176,8 +176,6 @@ export const destinationSchema = z.discriminatedUnion('type', [
   handlersDestinationSchema,
 ]);
 export type DestinationConfig = z.output<typeof destinationSchema>;
-export const DESTINATION_TYPES = ['http', 'eventbridge', 'sqs', 'handlers'] as const;
-export type DestinationType = (typeof DESTINATION_TYPES)[number];
 
 /**
  * Each destination other than `handlers` has a queue, a DLQ and an event source of its own. Ten is also

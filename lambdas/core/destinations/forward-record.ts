@@ -37,9 +37,6 @@ export interface ForwardDeps {
   signal?: AbortSignal;
 }
 
-/** A destination-queue message, as the processor's (the same envelope, the same attributes). */
-export type ForwardRecordInput = QueueRecord;
-
 export type ForwardResult = {
   destination?: string;
   provider?: string;
@@ -94,7 +91,7 @@ function forwardDestination(
   return destination && destination.type !== 'handlers' ? destination : undefined;
 }
 
-export async function forwardRecord(deps: ForwardDeps, record: ForwardRecordInput): Promise<ForwardResult> {
+export async function forwardRecord(deps: ForwardDeps, record: QueueRecord): Promise<ForwardResult> {
   if (deps.signal?.aborted) return { outcome: 'not_started' };
   const envelope = parseEnvelope(record.body);
   const destination = forwardDestination(deps.config, record.attributes[MESSAGE_ATTRIBUTES.destination]);
@@ -129,7 +126,7 @@ class ForwardStep {
     private readonly deps: ForwardDeps,
     private readonly destination: ForwardDestination,
     private readonly messages: MessageControl,
-    private readonly record: ForwardRecordInput,
+    private readonly record: QueueRecord,
     private readonly envelope: Envelope,
     private readonly facts: Facts,
   ) {
@@ -339,6 +336,6 @@ const RECEIVE_MARGIN_SECONDS = 900;
 export const WAIT_RECHECK_SECONDS = 300;
 
 /** Hands the message back at once: the next receive comes soon, and the redrive policy can move it. */
-async function drain(messages: MessageControl, record: ForwardRecordInput): Promise<void> {
+async function drain(messages: MessageControl, record: QueueRecord): Promise<void> {
   await messages.delay(record.receiptHandle, 0).catch(() => undefined);
 }
