@@ -185,7 +185,9 @@ async function runShow(
     if (!record) {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
-        'list them with `webhook-inbox deliveries list`',
+        key.replace(/…$/, '').length < 6
+          ? 'give the whole key, or at least its first 6 characters (`webhook-inbox deliveries list` shows them)'
+          : 'list them with `webhook-inbox deliveries list`',
       );
     }
     if (options.json) {

@@ -274,7 +274,7 @@ async function runTest(target: Target, id: string, options: JsonOption): Promise
   if (options.json) {
     printJson(outcome);
   } else {
-    const answer = outcome.status === undefined ? outcome.code : `HTTP ${outcome.status}`;
+    const answer = outcome.status === undefined ? (outcome.code ?? 'accepted') : `HTTP ${outcome.status}`;
     const colour = outcome.verdict === 'delivered' ? pc.green : pc.red;
     print(`${colour(`${answer}`)} from ${id} in ${outcome.durationMs} ms: ${outcome.meaning}`);
     print(pc.dim(`webhook-id ${outcome.webhookId}`));
@@ -320,7 +320,7 @@ async function runEnable(target: Target, id: string, options: JsonOption): Promi
   );
   if ((depths.queued ?? 0) > 0) {
     print(
-      `${depths.queued} deliveries on its queue are sent as their wait ends (each at most one retry step).`,
+      `${depths.queued} ${depths.queued === 1 ? 'delivery' : 'deliveries'} on its queue ${depths.queued === 1 ? 'is' : 'are'} sent as the wait ends (within five minutes, or one retry step for a delivery that was retrying).`,
     );
   }
   return 0;

@@ -73,6 +73,11 @@ async function withQueue<T extends TargetOptions & DestinationOption>(
   }
 }
 
+/** The flag again, for hints that name a command to run next. */
+function destinationFlag(destination: string | undefined): string {
+  return destination === undefined ? '' : ` --destination ${destination}`;
+}
+
 function addDestinationOption(command: Command): Command {
   return command.option('--destination <id>', "a forward destination's DLQ instead of the inbox's");
 }
@@ -135,10 +140,10 @@ first: a message that fails again is dead-lettered again.`,
   addTargetOptions(purge);
   addDestinationOption(purge);
   addJsonOption(purge);
-  purge.action(async (options: TargetOptions & JsonOption & { yes?: boolean }) => {
+  purge.action(async (options: TargetOptions & JsonOption & DestinationOption & { yes?: boolean }) => {
     if (!options.yes) {
       throw new UsageError(
-        'dlq purge deletes every dead-lettered message for good; inspect them with `webhook-inbox dlq list`, then re-run with --yes',
+        `dlq purge deletes every dead-lettered message for good; inspect them with \`webhook-inbox dlq list${destinationFlag(options.destination)}\`, then re-run with --yes`,
       );
     }
     await withQueue(options, (opened) => runPurge(opened, options));
@@ -185,7 +190,7 @@ async function runShow(
   if (!message) {
     throw new CliError(
       `no message ${messageId} in the dead-letter queue (looked at ${peeked.length})`,
-      'list them with `webhook-inbox dlq list`',
+      `list them with \`webhook-inbox dlq list${destinationFlag(destination)}\``,
     );
   }
   // The record's facts, or with --destination the delivery's history at that destination.

@@ -4,7 +4,7 @@
 import pc from 'picocolors';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import type { MoveTaskStatus, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
-import { type DlqEntry, describeMessage, entriesTable } from './dlq-entry';
+import { type DlqEntry, describeMessage, entriesTable, withInboxFacts } from './dlq-entry';
 import type { JsonOption } from './options';
 import { CliError, describeError, print, printJson } from './output';
 import type { Target } from './target-types';
@@ -39,8 +39,12 @@ export async function runRedrive(
   const { target, ops } = opened;
   if (options.dryRun) {
     const counts = await ops.counts(target.dlqUrl);
-    const entries = (await ops.peek(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 })).map((m) =>
-      describeMessage(m),
+    const entries = await withInboxFacts(
+      opened.inbox,
+      (await ops.peek(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 })).map((m) =>
+        describeMessage(m),
+      ),
+      opened.destination,
     );
     if (options.json) {
       printJson({

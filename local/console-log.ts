@@ -62,7 +62,10 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
   };
   const forwardLine = (level: string) => (message: string, a: LogAttributes) => {
     if (a.outcome === undefined) {
-      write(`${time()} ${pc.bold('forward')} ${printable(message)}`);
+      // The forwarder's own lines (lost on exit, counts not written): what they name matters.
+      const about = a.destination === undefined ? '' : ` -> ${printable(a.destination)}`;
+      const count = a.messages === undefined ? '' : ` (${printable(a.messages)})`;
+      write(`${time()} ${pc.bold('forward')} ${pc.yellow(printable(message))}${count}${about}`);
       return;
     }
     const colour = level === 'info' ? pc.green : pc.yellow;

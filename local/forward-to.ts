@@ -19,7 +19,13 @@ export function withForwardTo(config: Config, urls: readonly string[]): Config {
   const input = toConfigInput(config);
   const destinations: Record<string, unknown> = { ...input.destinations };
   urls.forEach((url, index) => {
-    destinations[forwardToId(index)] = { type: 'http', url, retrySchedule: [...FORWARD_TO_RETRY_SCHEDULE] };
+    const id = forwardToId(index);
+    if (Object.hasOwn(destinations, id)) {
+      throw new ConfigError(
+        `--forward-to ${url}: cdk.json already has a destination named ${id}; rename it there`,
+      );
+    }
+    destinations[id] = { type: 'http', url, retrySchedule: [...FORWARD_TO_RETRY_SCHEDULE] };
   });
   try {
     return parseConfig({ ...input, destinations });
@@ -29,7 +35,7 @@ export function withForwardTo(config: Config, urls: readonly string[]): Config {
     throw new ConfigError(
       bad >= 0
         ? `--forward-to ${urls[bad]}: not an http(s) URL (e.g. http://localhost:4000/webhooks)`
-        : error.message,
+        : `with --forward-to: ${error.message}`,
     );
   }
 }

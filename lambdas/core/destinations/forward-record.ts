@@ -186,11 +186,12 @@ class ForwardStep {
     switch (verdict.kind) {
       case 'delivered': {
         const nowMs = this.deps.clock.now();
-        const recorded = await this.write({
-          ...attempted,
-          state: 'delivered',
-          deliveredAt: new Date(nowMs).toISOString(),
-        });
+        const recorded =
+          (await this.write({
+            ...attempted,
+            state: 'delivered',
+            deliveredAt: new Date(nowMs).toISOString(),
+          })) === 'written';
         const latencyMs = Math.max(0, nowMs - Date.parse(this.envelope.time));
         return {
           ...this.facts,
@@ -221,10 +222,12 @@ class ForwardStep {
    */
   private async disabled(code: string, disabledNow: boolean): Promise<ForwardResult> {
     if (this.destination.whenDisabled === 'dlq') return this.giveUp(code, disabledNow);
-    const recorded =
+    const written =
       this.prior?.state === 'waiting' && !disabledNow
-        ? true
+        ? 'written'
         : await this.write({ ...this.base(), state: 'waiting', lastErrorCode: code });
+    if (written === 'delivered') return this.deliveredElsewhere();
+    const recorded = written === 'written';
     const facts = { ...this.facts, code, disabledNow, ...(recorded ? {} : { recorded }) };
     const delaySeconds = Math.min(this.delay(undefined), WAIT_RECHECK_SECONDS);
     if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount + 1)) {
@@ -251,12 +254,14 @@ class ForwardStep {
     // If this fails the message keeps the queue's visibility timeout: a retry sooner than planned.
     await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
     const next = new Date(this.deps.clock.now() + delaySeconds * 1000).toISOString();
-    const recorded = await this.write({
+    const written = await this.write({
       ...this.base(),
       state: 'retrying',
       lastErrorCode: code,
       nextAttemptAt: next,
     });
+    if (written === 'delivered') return this.deliveredElsewhere();
+    const recorded = written === 'written';
     return {
       ...this.facts,
       outcome: 'retry',
@@ -274,12 +279,14 @@ class ForwardStep {
    * again.
    */
   private async giveUp(code: string, attempted: boolean): Promise<ForwardResult> {
-    const recorded = await this.write({
+    const written = await this.write({
       ...this.base(),
       state: 'dead-lettered',
       lastErrorCode: code,
       deadLetterMessageId: this.record.messageId,
     });
+    if (written === 'delivered') return this.deliveredElsewhere();
+    const recorded = written === 'written';
     if (!recorded && !isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
       return this.retry(code, undefined, attempted);
     }
@@ -303,20 +310,28 @@ class ForwardStep {
     return kept;
   }
 
-  private async write(state: ForwardState): Promise<boolean> {
+  /** `written`, `delivered` (another copy got there first), or `not_recorded` (no record, or an outage). */
+  private async write(state: ForwardState): Promise<'written' | 'delivered' | 'not_recorded'> {
     try {
-      return await this.deps.history.put(this.pk, state);
+      const result = await this.deps.history.put(this.pk, state);
+      return result === 'no_record' ? 'not_recorded' : result;
     } catch {
-      return false;
+      return 'not_recorded';
     }
+  }
+
+  /** Another copy of this delivery reached the destination meanwhile: acknowledge this one. */
+  private deliveredElsewhere(): ForwardResult {
+    return { ...this.facts, outcome: 'duplicate_skipped' };
   }
 
   /** The schedule's wait (or the Retry-After asked for), within what one visibility change can hide. */
   private delay(retryAfterSeconds: number | undefined): number {
-    const attempt = Math.max(this.prior?.attempts ?? 0, this.record.receiveCount, 1);
+    // This message's receives pick the step: a redriven copy (a new message) starts the schedule again,
+    // while the attempt number it sends keeps counting.
     const wanted = forwardDelaySeconds(
       this.destination.retrySchedule,
-      attempt,
+      this.record.receiveCount,
       retryAfterSeconds,
       this.deps.random,
     );

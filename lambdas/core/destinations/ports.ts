@@ -27,15 +27,18 @@ export interface DestinationSender {
 
 export type DestinationSenders = Partial<Record<ForwardDestination['type'], DestinationSender>>;
 
+export type HistoryWrite = 'written' | 'no_record' | 'delivered';
+
 /** The per-destination histories on the inbox records. */
 export interface ForwardLog {
   /** Undefined if the record has no history for it (or no longer exists). Throws DependencyError. */
   get(pk: string, destinationId: string): Promise<ForwardState | undefined>;
   /**
-   * Replaces the destination's history on an existing record. False if there is no record (TTL deleted
-   * it): the history is not kept, which the caller must treat as not recorded. Throws DependencyError.
+   * Replaces the destination's history on an existing record, unless it says `delivered` already (another
+   * copy of the delivery got there first: only another `delivered` replaces it). `no_record` if TTL
+   * deleted the record: the history is not kept. Throws DependencyError.
    */
-  put(pk: string, state: ForwardState): Promise<boolean>;
+  put(pk: string, state: ForwardState): Promise<HistoryWrite>;
 }
 
 export interface DestinationStatus {

@@ -108,14 +108,20 @@ describe('DynamoForwardLog', () => {
       webhookId: 'msg_x',
       lastStatus: 503,
     };
-    expect(await log.put(pk, state)).toBe(true);
-    expect(await log.put(pk, { ...state, destination: 'events', state: 'delivered' })).toBe(true);
+    expect(await log.put(pk, state)).toBe('written');
+    expect(await log.put(pk, { ...state, destination: 'events', state: 'delivered' })).toBe('written');
     expect(await log.get(pk, 'orders')).toEqual(state);
     expect((await log.get(pk, 'events'))?.state).toBe('delivered');
     expect(await log.get(pk, 'nope')).toBeUndefined();
     // The record itself is untouched by the histories.
     expect(await inbox.get(pk)).toMatchObject({ ...newClaimRecord(claim), status: 'claimed' });
-    expect(await log.put(inboxKey('github', 'gone'), state)).toBe(false);
+    expect(await log.put(inboxKey('github', 'gone'), state)).toBe('no_record');
     expect(await log.get(inboxKey('github', 'gone'), 'orders')).toBeUndefined();
+    // A copy that failed cannot undo another's delivery; a delivery replaces a delivery.
+    expect(await log.put(pk, { ...state, destination: 'events', state: 'dead-lettered' })).toBe('delivered');
+    expect((await log.get(pk, 'events'))?.state).toBe('delivered');
+    expect(await log.put(pk, { ...state, destination: 'events', state: 'delivered', attempts: 2 })).toBe(
+      'written',
+    );
   });
 });

@@ -79,3 +79,12 @@ describe('the forward line', () => {
     expect(line).toMatch(/forward retry 503 http_503 retry in 2s -> orders stripe key=evt_1 attempt=2$/);
   });
 });
+
+describe("the forwarder's own lines", () => {
+  it('name the destination and the count of what is lost on exit', () => {
+    const [line] = lines((log) =>
+      log.forward.warn('forwards lost on exit', { destination: 'orders', messages: 3, reason: 'x' }),
+    );
+    expect(line).toMatch(/forward forwards lost on exit \(3\) -> orders$/);
+  });
+});

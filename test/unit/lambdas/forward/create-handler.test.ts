@@ -52,7 +52,7 @@ describe('the forwarder batch', () => {
         get: async (pk, id) => histories.get(`${pk}/${id}`),
         put: async (pk, state) => {
           histories.set(`${pk}/${state.destination}`, state);
-          return true;
+          return 'written' as const;
         },
       },
       states: {
@@ -101,7 +101,7 @@ describe('the forwarder batch', () => {
     const handler = createForwardHandler({
       config,
       senders: { http: { send: async () => ({ kind: 'answered', status: 204 }) } },
-      history: { get: async () => undefined, put: async () => true },
+      history: { get: async () => undefined, put: async () => 'written' as const },
       states: {
         status: async (_id, options) => ({ enabled: options?.fresh ? (fresh.shift() ?? true) : false }),
         disable: async () => undefined,

@@ -61,9 +61,11 @@ function harness(options: HarnessOptions = {}) {
       },
       put: async (_pk, state) => {
         if (options.failing === 'history-put') throw new DependencyError('dynamodb', 'UpdateItem');
-        if (options.putApplies === false) return false;
+        if (options.putApplies === false) return 'no_record';
+        // As the adapter's condition: only a delivery replaces a delivered history.
+        if (history?.state === 'delivered' && state.state !== 'delivered') return 'delivered';
         history = state;
-        return true;
+        return 'written';
       },
     },
     states: {
@@ -212,5 +214,37 @@ describe('forwardRecord', () => {
     });
     expect(h.delays).toEqual([0]);
     expect(h.history()).toMatchObject({ state: 'dead-lettered', deadLetterMessageId: 'm-1', attempts: 1 });
+  });
+
+  it('lets no failing copy undo a delivery another copy made at the same time: it is skipped, the history stays delivered', async () => {
+    let answers = 0;
+    const h = harness({
+      answer: async () => {
+        // The first copy's 200 arrives first; the second copy is refused by a receiver that dedups.
+        const mine = answers++;
+        await new Promise((resolve) => setTimeout(resolve, mine === 0 ? 0 : 5));
+        return { kind: 'answered', status: mine === 0 ? 200 : 409 };
+      },
+    });
+    const [first, second] = await Promise.all([
+      forwardRecord(h.deps, h.record(1, 'm-1')),
+      forwardRecord(h.deps, h.record(1, 'm-2')),
+    ]);
+    expect([first.outcome, second.outcome]).toEqual(['delivered', 'duplicate_skipped']);
+    expect(h.history()).toMatchObject({ state: 'delivered', lastStatus: 200 });
+    expect(h.delays).toEqual([]);
+  });
+
+  it('starts the schedule again for a redriven copy, while its attempt number keeps counting', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    h.setHistory({
+      destination: 'hooks',
+      state: 'dead-lettered',
+      attempts: 6,
+      webhookId: 'msg_x',
+      deadLetterMessageId: 'm-old',
+    });
+    const result = await forwardRecord(h.deps, h.record(1, 'm-redriven'));
+    expect(result).toMatchObject({ outcome: 'retry', attempt: 7, delaySeconds: 5 });
   });
 });
