@@ -1,7 +1,7 @@
 // The one place a pipeline result becomes an HTTP answer (the DESIGN answers table). Bodies never echo a
 // secret, a signature or the payload: only the outcome, a reason code, and our own id.
 import type { DeliveryResult } from './accept-delivery';
-import { statusForReason } from './reasons';
+import { dependencyReason, statusForReason } from './reasons';
 
 export interface HttpAnswer {
   statusCode: number;
@@ -27,17 +27,12 @@ export function answerFor(result: DeliveryResult): HttpAnswer {
     case 'duplicate':
       return answer(200, { id: result.id, duplicate: true });
     case 'conflict':
-      return answer(409, {
-        error: 'conflict',
-        message:
-          result.conflict === 'event_type'
-            ? 'this delivery was already received under another event type'
-            : 'this delivery id was already received with a different body',
-      });
+      // The code only, as every error body: which kind of conflict is in the log line (`conflict`).
+      return answer(409, { error: 'conflict' });
     case 'in_flight':
       return answer(503, { error: 'in_flight' }, { 'retry-after': String(result.retryAfterSeconds) });
     case 'dependency_error':
-      return answer(503, { error: 'unavailable' }, { 'retry-after': '5' });
+      return answer(503, { error: dependencyReason(result.dependency) }, { 'retry-after': '5' });
     case 'timed_out':
       return answer(503, { error: 'timeout' }, { 'retry-after': '5' });
     case 'rejected': {

@@ -2,6 +2,7 @@
 // up at once) or transient (retry on the schedule), and the short code that names it. Pure.
 import { PermanentError } from '../events/errors';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError } from './errors';
+import { dependencyReason } from './reasons';
 
 export interface Failure {
   permanent: boolean;
@@ -13,7 +14,7 @@ export function classifyFailure(error: unknown): Failure {
   if (error instanceof PermanentError) return { permanent: true, code: error.code };
   if (error instanceof PayloadMissingError) return { permanent: true, code: 'payload_missing' };
   if (error instanceof InvalidPayloadRefError) return { permanent: true, code: 'payload_ref_invalid' };
-  if (error instanceof DependencyError) return { permanent: false, code: `${error.dependency}_unavailable` };
+  if (error instanceof DependencyError) return { permanent: false, code: dependencyReason(error.dependency) };
   const name = error instanceof Error ? error.name : typeof error;
   const code = (error as { code?: unknown })?.code;
   return {

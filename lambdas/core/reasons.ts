@@ -35,3 +35,11 @@ export type RejectReason = keyof typeof REJECT_STATUS;
 export function statusForReason(reason: RejectReason): number {
   return REJECT_STATUS[reason];
 }
+
+/**
+ * The reason code of a failing dependency: the same in the verify answer, its log line and the processor's
+ * `lastErrorCode` (`dynamodb_unavailable`, `sqs_unavailable`, `s3_unavailable`, `secrets_unavailable`).
+ */
+export function dependencyReason(dependency: string): string {
+  return `${dependency}_unavailable`;
+}

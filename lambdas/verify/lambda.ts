@@ -46,6 +46,7 @@ export function verifyLambda(deps: VerifyHandlerDeps, options: VerifyLambdaOptio
       deps.logger.error('verify failed', {
         outcome: 'error',
         status: 500,
+        reason: 'internal',
         errorName: error?.name ?? 'unknown',
       });
       deps.metrics.publishStoredMetrics();

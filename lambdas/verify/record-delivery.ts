@@ -2,7 +2,7 @@
 // secret, a signature header or the body.
 import { VERIFY_METRICS } from '../../config/telemetry';
 import type { DeliveryResult } from '../core/accept-delivery';
-import { statusForReason } from '../core/reasons';
+import { dependencyReason, statusForReason } from '../core/reasons';
 import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
 
 const OUTCOME_METRIC = {
@@ -70,16 +70,20 @@ export function recordDelivery(
       line('info', 'handshake answered', { handshake: result.answer.kind });
       return;
     case 'in_flight':
-      line('info', 'delivery in flight');
+      line('info', 'delivery in flight', { reason: 'in_flight' });
       return;
     case 'conflict':
       // Same signed id, different bytes (a sender bug or a forged body), or the same bytes named as
       // another event (a replay through an unsigned type header). Worth a look.
-      line('warn', 'delivery conflict', { sourceIp: extra.sourceIp, conflict: result.conflict });
+      line('warn', 'delivery conflict', {
+        reason: 'conflict',
+        sourceIp: extra.sourceIp,
+        conflict: result.conflict,
+      });
       return;
     case 'dependency_error':
       line('error', 'dependency failed', {
-        reason: `${result.dependency}_unavailable`,
+        reason: dependencyReason(result.dependency),
         operation: result.operation,
       });
       return;
