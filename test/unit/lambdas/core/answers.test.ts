@@ -5,7 +5,9 @@ import { REJECT_STATUS, type RejectReason } from '../../../../lambdas/core/reaso
 
 const base = { bytes: 10, provider: 'github' };
 
-describe('answerFor: the DESIGN answers table', () => {
+describe('answerFor: the README answers table', () => {
+  // Every body is checked, and every status is written here as the README states it: a literal, never read
+  // from REJECT_STATUS, the table under test.
   it.each([
     [
       { ...base, outcome: 'accepted', id: 'github:k', messageId: 'm', enqueueMs: 1, markFailed: false },
@@ -15,13 +17,36 @@ describe('answerFor: the DESIGN answers table', () => {
     [{ ...base, outcome: 'duplicate', id: 'github:k' }, 200, { id: 'github:k', duplicate: true }],
     [{ ...base, outcome: 'conflict', conflict: 'payload' }, 409, { error: 'conflict' }],
     [{ ...base, outcome: 'conflict', conflict: 'event_type' }, 409, { error: 'conflict' }],
-    [{ ...base, outcome: 'in_flight', retryAfterSeconds: 7 }, 503, undefined],
-    [{ ...base, outcome: 'dependency_error', dependency: 'sqs', operation: 'SendMessage' }, 503, undefined],
-  ] as [DeliveryResult, number, unknown][])('answers %o with %i', (result, status, body) => {
-    const answer = answerFor(result);
-    expect(answer.statusCode).toBe(status);
-    if (body) expect(JSON.parse(answer.body)).toEqual(body);
-  });
+    [{ ...base, outcome: 'in_flight', retryAfterSeconds: 7 }, 503, { error: 'in_flight' }],
+    [{ ...base, outcome: 'timed_out', stage: 'claim' }, 503, { error: 'timeout' }],
+    [
+      { ...base, outcome: 'dependency_error', dependency: 'sqs', operation: 'SendMessage' },
+      503,
+      { error: 'sqs_unavailable' },
+    ],
+    [
+      { ...base, outcome: 'dependency_error', dependency: 'dynamodb', operation: 'PutItem' },
+      503,
+      { error: 'dynamodb_unavailable' },
+    ],
+    [
+      { ...base, outcome: 'dependency_error', dependency: 's3', operation: 'PutObject' },
+      503,
+      { error: 's3_unavailable' },
+    ],
+    [
+      { ...base, outcome: 'dependency_error', dependency: 'secrets', operation: 'GetSecretValue' },
+      503,
+      { error: 'secrets_unavailable' },
+    ],
+  ] as [DeliveryResult, number, unknown][])(
+    'answers %o with %i and exactly its body',
+    (result, status, body) => {
+      const answer = answerFor(result);
+      expect(answer.statusCode).toBe(status);
+      expect(JSON.parse(answer.body)).toEqual(body);
+    },
+  );
 
   it("answers a handshake with its JSON body, and Slack's ssl_check with a bare 200", () => {
     const challenge = answerFor({
@@ -41,32 +66,50 @@ describe('answerFor: the DESIGN answers table', () => {
     });
   });
 
-  it('sends Retry-After with a lease in flight', () => {
+  it('sends Retry-After with a lease in flight, a timeout and a failing dependency', () => {
     expect(answerFor({ ...base, outcome: 'in_flight', retryAfterSeconds: 7 }).headers['retry-after']).toBe(
       '7',
     );
+    expect(answerFor({ ...base, outcome: 'timed_out', stage: 'enqueue' }).headers['retry-after']).toBe('5');
+    expect(
+      answerFor({ ...base, outcome: 'dependency_error', dependency: 'sqs', operation: 'SendMessage' })
+        .headers['retry-after'],
+    ).toBe('5');
   });
 
-  it.each(Object.entries(REJECT_STATUS))(
-    'answers the rejection %s with %i and names only the reason',
-    (reason, status) => {
-      const answer = answerFor({ ...base, outcome: 'rejected', reason: reason as RejectReason });
-      expect(answer.statusCode).toBe(status);
-      expect(JSON.parse(answer.body)).toEqual({ error: reason });
-    },
-  );
+  it.each<[RejectReason, number]>([
+    ['method_not_allowed', 405],
+    ['unknown_provider', 404],
+    ['body_too_large', 413],
+    ['unsupported_media_type', 415],
+    ['missing_header', 401],
+    ['repeated_header', 401],
+    ['malformed_signature', 401],
+    ['no_supported_signature', 401],
+    ['bad_signature', 401],
+    ['malformed_timestamp', 401],
+    ['stale_timestamp', 401],
+    ['future_timestamp', 401],
+    ['malformed_id', 401],
+    ['missing_event_id', 400],
+    ['not_json', 400],
+    ['bad_event_type', 400],
+    ['no_secret', 500],
+    ['no_notification_url', 500],
+    ['bad_scheme_options', 500],
+  ])('answers the rejection %s with %i and names only the reason', (reason, status) => {
+    const answer = answerFor({ ...base, outcome: 'rejected', reason });
+    expect(answer.statusCode).toBe(status);
+    expect(JSON.parse(answer.body)).toEqual({ error: reason });
+  });
 
-  it('maps the DESIGN statuses', () => {
-    expect(REJECT_STATUS).toMatchObject({
-      method_not_allowed: 405,
-      unknown_provider: 404,
-      body_too_large: 413,
-      unsupported_media_type: 415,
-      bad_signature: 401,
-      stale_timestamp: 401,
-      not_json: 400,
-      missing_event_id: 400,
-      no_secret: 500,
-    });
+  it('answers 405 with Allow: POST', () => {
+    expect(answerFor({ ...base, outcome: 'rejected', reason: 'method_not_allowed' }).headers.allow).toBe(
+      'POST',
+    );
+  });
+
+  it('knows no rejection reason the list above leaves out', () => {
+    expect(Object.keys(REJECT_STATUS)).toHaveLength(19);
   });
 });
