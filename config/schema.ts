@@ -5,6 +5,7 @@
 // that bundle small (see `npm run bench`, cold-start section).
 import * as z from 'zod/mini';
 import { DEFAULT_RETRY_STEPS, DURATION_PATTERN } from '../lambdas/core/retry-schedule';
+import { MAX_BODY_BYTES_CEILING } from './limits';
 
 export const SCHEME_NAMES = [
   'github',
@@ -24,8 +25,8 @@ export type SchemeName = (typeof SCHEME_NAMES)[number];
 export const PROVIDER_ID_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
-/** Lambda's synchronous invoke payload limit caps what a webhook body can be. */
-export const MAX_BODY_BYTES_LIMIT = 6_000_000;
+/** Lambda's invoke payload limit, less base64 and the event around the body (config/limits.ts). */
+export const MAX_BODY_BYTES_LIMIT = MAX_BODY_BYTES_CEILING;
 /**
  * Largest raw body that may travel inline. base64 inflates by 4/3 and the envelope adds a few hundred
  * bytes plus message attributes, so 700 000 raw bytes stay well under the 1 MiB message limit.

@@ -212,7 +212,7 @@ describe('parseConfig', () => {
     ],
     [
       { providers: { github: { scheme: 'github', maxBodyBytes: 7_000_000 } } },
-      'webhookInbox.providers.github.maxBodyBytes: must be <= 6000000',
+      'webhookInbox.providers.github.maxBodyBytes: must be <= 4521981',
     ],
     [{ inlineLimitBytes: 2_000_000 }, 'webhookInbox.inlineLimitBytes: must be <= 700000'],
     [{ typo: 1 }, 'webhookInbox: unknown key typo'],
