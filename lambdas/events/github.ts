@@ -1,5 +1,8 @@
 // GitHub events. Add a type: one more entry below. Payload docs:
 // https://docs.github.com/webhooks/webhook-events-and-payloads
+//
+// The log lines name ids and types only (seed 002): commit messages, titles, branch, repository and user
+// names are the sender's text and may carry personal data, so they stay out of the logs.
 import * as z from 'zod';
 import { defineEvent } from './define-event';
 
@@ -10,7 +13,7 @@ export const githubEvents = [
     provider: 'github',
     type: 'ping',
     schema: z.object({ zen: z.string(), hook_id: z.number().optional() }),
-    handle: (data, ctx) => ctx.log(`github ping: "${data.zen}"`),
+    handle: (data, ctx) => ctx.log(`github ping: hook ${data.hook_id ?? '-'}`),
   }),
   defineEvent({
     provider: 'github',
@@ -22,10 +25,7 @@ export const githubEvents = [
       commits: z.array(z.object({ id: z.string(), message: z.string() })).default([]),
       pusher: z.object({ name: z.string() }).optional(),
     }),
-    handle: (data, ctx) =>
-      ctx.log(
-        `github push: ${data.repository.full_name} ${data.ref} -> ${data.after.slice(0, 7)} (${data.commits.length} commits)`,
-      ),
+    handle: (data, ctx) => ctx.log(`github push: ${data.after.slice(0, 12)}`),
   }),
   defineEvent({
     provider: 'github',
@@ -36,9 +36,6 @@ export const githubEvents = [
       pull_request: z.object({ title: z.string(), state: z.string(), merged: z.boolean().nullish() }),
       repository,
     }),
-    handle: (data, ctx) =>
-      ctx.log(
-        `github pull_request ${data.action}: ${data.repository.full_name}#${data.number} "${data.pull_request.title}"`,
-      ),
+    handle: (data, ctx) => ctx.log(`github pull_request ${data.action}: #${data.number}`),
   }),
 ];

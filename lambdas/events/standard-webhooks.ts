@@ -8,6 +8,7 @@ export const standardWebhooksEvents = [
     provider: 'standard-webhooks',
     type: '*',
     schema: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
-    handle: (event, ctx) => ctx.log(`standard-webhooks ${event.type} at ${event.timestamp}`),
+    // The type and the message id: nothing from `data`, which is the sender's and may be personal (seed 002).
+    handle: (event, ctx) => ctx.log(`standard-webhooks ${event.type}: ${ctx.dedupKey}`),
   }),
 ];

@@ -89,9 +89,7 @@ describe('ctx.acceptIfNewer in the shipped Stripe example', () => {
     const applied = [...first.lines, ...second.lines].filter((line) =>
       line.message.startsWith('stripe payment_intent.succeeded'),
     );
-    expect(applied.map((line) => line.message)).toEqual([
-      'stripe payment_intent.succeeded: pi_ordering 700 eur',
-    ]);
+    expect(applied.map((line) => line.message)).toEqual(['stripe payment_intent.succeeded: pi_ordering']);
     expect(second.last()?.attributes).toMatchObject({ outcome: 'stale_skipped', dedupKey: 'evt_older' });
     // A stale delivery is done: acknowledged, not retried or dead-lettered.
     const inbox = new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
