@@ -377,6 +377,33 @@ describe('Lambdas', () => {
     expect(Object.keys(config.providers)).toHaveLength(11);
     Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('4 KB'));
   });
+
+  // The warning must be able to fire, or its absence above proves nothing: a config whose providers'
+  // secret ARNs alone push the verify Lambda's environment over 4096 bytes, and processor variables that
+  // push the processor's.
+  it("warn at synth when a config pushes the verify Lambda's environment over Lambda's 4 KB limit", () => {
+    const providers = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`partner-${String(i).padStart(2, '0')}`, { scheme: 'github' }]),
+    );
+    const crowded = synthStack({ context: { webhookInbox: { providers } } }).stack;
+    const warnings = Annotations.fromStack(crowded).findWarning(
+      '*',
+      Match.stringLikeRegexp(
+        "The Verify Lambda's environment may reach \\d+ bytes, over Lambda's 4 KB limit",
+      ),
+    );
+    expect(warnings).toHaveLength(1);
+    const bytes = Number(/may reach (\d+) bytes/.exec(String(warnings[0]?.entry.data))?.[1]);
+    expect(bytes).toBeGreaterThan(4096);
+  });
+
+  it("warn at synth when processorEnvironment pushes the processor's environment over 4 KB, and only there", () => {
+    const padded = synthStack({
+      inbox: { processorEnvironment: { HANDLER_SETTINGS: 'x'.repeat(4096) } },
+    }).stack;
+    const warnings = Annotations.fromStack(padded).findWarning('*', Match.stringLikeRegexp('4 KB limit'));
+    expect(warnings.map((w) => String(w.entry.data).split("'")[0])).toEqual(['The Processor Lambda']);
+  });
 });
 
 describe('least privilege', () => {
