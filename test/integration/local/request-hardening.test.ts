@@ -147,19 +147,20 @@ describe('a running local instance', () => {
     });
 
     it("prints a handler's line with the sender's terminal controls escaped", async () => {
-      // A pull request title anyone on GitHub can write; the shipped handler logs it.
-      const title = 'Fix\u009b2J\u001b]0;owned\u0007\u001b[31m red \u202egnp.exe\u2028next';
+      // A pull request's action is sender text the shipped handler logs (it logs ids and types only, and
+      // the action is the event's subtype); anyone who can send a signed body chooses it.
+      const action = 'Fix\u009b2J\u001b]0;owned\u0007\u001b[31m red \u202egnp.exe\u2028next';
       const body = Buffer.from(
         JSON.stringify({
-          action: 'opened',
+          action,
           number: 7,
-          pull_request: { title, state: 'open', merged: false },
+          pull_request: { title: 'a title', state: 'open', merged: false },
           repository: { full_name: 'octo/repo' },
         }),
       );
       expect((await github({ 'x-github-event': 'pull_request' }, body)).status).toBe(202);
       const deadline = Date.now() + 30_000;
-      const printed = () => lines.find((l) => l.includes('octo/repo#7'));
+      const printed = () => lines.find((l) => l.includes('github pull_request') && l.includes('#7'));
       while (!printed() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       const line = printed();
       expect(line).toBeDefined();
@@ -168,7 +169,9 @@ describe('a running local instance', () => {
       const bare = line!.replace(/\u001b\[\d+m/g, '');
       // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
       expect(bare).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e\u2028]/);
-      expect(bare).toContain('"Fix\\u009b2J\\u001b]0;owned\\u0007\\u001b[31m red \\u202egnp.exe\\u2028next"');
+      expect(bare).toContain(
+        'Fix\\u009b2J\\u001b]0;owned\\u0007\\u001b[31m red \\u202egnp.exe\\u2028next: #7',
+      );
     }, 40_000);
   });
 });
