@@ -2,7 +2,14 @@
 // inbox; prints the answer and the dedup key the inbox files it under.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
+import {
+  addJsonOption,
+  addTargetOptions,
+  httpUrl,
+  integer,
+  type JsonOption,
+  type TargetOptions,
+} from './options';
 import { CliError, details, print, printJson, statusColour } from './output';
 
 interface SendOptions extends TargetOptions, JsonOption {
@@ -21,7 +28,7 @@ export function registerSend(program: Command): void {
     .argument('<provider>', 'provider id from cdk.json (list them with `webhook-inbox endpoints`)')
     .option('--event <type>', "which sample event (default: the provider's most common one)")
     .option('--file <path>', "send this file's exact bytes instead of a sample")
-    .option('--url <url>', "post here instead of the target's /webhooks/<provider>")
+    .option('--url <url>', "post here instead of the target's /webhooks/<provider>", httpUrl)
     .option('--secret <secret>', "sign with this secret instead of the provider's newest one")
     .option('--id <id>', 'delivery id for schemes that send one (default: new per sample, fixed per file)')
     .option('--repeat <n>', 'send the identical bytes n times (a provider retry)', integer(1, 1000), 1);
@@ -82,11 +89,6 @@ async function runSend(providerId: string, options: SendOptions): Promise<number
     } finally {
       target.close();
     }
-  }
-  try {
-    new URL(url);
-  } catch {
-    throw new CliError(`not a URL: ${url}`);
   }
 
   const nowMs = Date.now();
