@@ -29,7 +29,8 @@ export function registerSecrets(program: Command): void {
     'after',
     `
 After a rotation the inbox accepts the new secret and the one before it; anything older is refused.
-Locally this rewrites .webhook-inbox/secrets.json (the running instance picks it up at once); on AWS
+Locally this rewrites .webhook-inbox/secrets.json, with or without a running instance (one that runs
+picks it up at once); on AWS
 it is PutSecretValue (the old version becomes AWSPREVIOUS; warm Lambdas refresh within seconds of the
 first signature they cannot check).
 
@@ -58,8 +59,8 @@ async function open(providerId: string, options: TargetOptions) {
   const { loadProject, providerOf } = await import('./context');
   const { config, cwd } = await loadProject();
   const provider = providerOf(config, providerId);
-  const { resolveTarget } = await import('./target');
-  const target = await resolveTarget(options, config, cwd);
+  const { resolveSecretsTarget } = await import('./target');
+  const target = await resolveSecretsTarget(options, config, cwd);
   return { provider, target };
 }
 

@@ -16,6 +16,33 @@ afterAll(async () => {
   project.remove();
 }, 60_000);
 
+describe('webhook-inbox secrets without a running instance', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
+  const idle = makeProject();
+  afterAll(() => idle.remove());
+
+  it('rotates and shows the local secrets file, which need not exist yet', async () => {
+    const none = await runCli(idle.dir, ['secrets', 'show', 'stripe', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(json<{ secrets: unknown[] }>(none).secrets).toEqual([]);
+
+    const value = 'whsec_stored_before_the_first_start_0001';
+    const first = await runCli(idle.dir, ['secrets', 'rotate', 'stripe', '--value', value]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(readSecrets(idle.dir).stripe).toEqual([value]);
+    const second = await runCli(idle.dir, ['secrets', 'rotate', 'stripe']);
+    expect(second.code, second.stderr).toBe(0);
+    const [current, previous] = readSecrets(idle.dir).stripe as string[];
+    expect(previous).toBe(value);
+
+    const shown = await runCli(idle.dir, ['secrets', 'show', 'stripe', '--reveal', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(json<{ secrets: { label: string; secret: string }[] }>(shown).secrets).toEqual([
+      { label: 'current', secret: current },
+      { label: 'previous', secret: value },
+    ]);
+  });
+});
+
 describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
   it('rotates keeping exactly one previous secret', async () => {
     const original = readSecrets(project.dir).github?.[0] as string;
