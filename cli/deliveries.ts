@@ -204,6 +204,7 @@ async function runShow(
         ['delivery id', record.deliveryId],
         ['attempts', record.attempts ?? 0],
         ['last error', record.lastErrorCode],
+        ['error detail', record.lastErrorDetail],
         ['received', formatTime(record.receivedAt)],
         ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
         ['message id', record.messageId],

@@ -225,6 +225,7 @@ async function runShow(
       ['dedup key', entry.dedupKey],
       ['delivery id', entry.deliveryId],
       ['error code', entry.errorCode ?? 'unknown (no inbox record)'],
+      ['error detail', entry.errorDetail],
       ['receives', entry.receiveCount],
       [
         'sent',
