@@ -1,5 +1,6 @@
 // What the command line shows of a delivery that failed, through the real command: a schema_mismatch's
-// failing fields and zod issue codes in `deliveries show` and `dlq show`, never a value from the body.
+// failing fields and zod issue codes in `deliveries show` and `dlq show` (found by a message-id prefix),
+// never a value from the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { post, sampleDelivery, signDelivery } from '../../../cli/delivery';
@@ -7,7 +8,16 @@ import { loadProjectConfig } from '../../../config/load';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { defineEvent, EVENT_HANDLERS } from '../../../lambdas/events';
 import type { LocalInbox } from '../../../local/local-inbox';
-import { CLI_TIMEOUT_MS, eventually, json, makeProject, readSecrets, runCli, startInstance } from './helpers';
+import {
+  CLI_TIMEOUT_MS,
+  eventually,
+  json,
+  makeProject,
+  oneLineError,
+  readSecrets,
+  runCli,
+  startInstance,
+} from './helpers';
 
 /** A handler whose schema the `invoice.paid` sample cannot match: its amount is a number, its id a string. */
 const wrongSchema = defineEvent({
@@ -78,9 +88,14 @@ describe('a schema_mismatch on the command line', { timeout: CLI_TIMEOUT_MS * 2 
     );
     expect(listed.map((entry) => entry.errorDetail)).toEqual([DETAIL]);
     const messageId = listed[0]?.messageId as string;
-    const human = await runCli(project.dir, ['dlq', 'show', messageId]);
+    // A prefix is enough, as with dedup keys; one under 6 characters says so, before peeking the queue.
+    const human = await runCli(project.dir, ['dlq', 'show', messageId.slice(0, 8)]);
+    expect(human.stdout).toContain(messageId);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/error detail\s*│\s*data\.amount_paid invalid_type; data\.customer_id/);
     expect(human.stdout).not.toContain(customerId);
+    const short = await runCli(project.dir, ['dlq', 'show', messageId.slice(0, 5)]);
+    expect(short.code).toBe(2);
+    expect(oneLineError(short)).toContain('at least 6 characters');
   });
 });
