@@ -43,7 +43,8 @@ and a second send of the same --file are the same delivery again (200 duplicate)
 Examples:
   $ webhook-inbox send github --event push
   $ webhook-inbox send stripe --file evt.json --repeat 2
-  $ webhook-inbox send standard-webhooks --event webhook-inbox.demo.failure
+  $ webhook-inbox send standard-webhooks --event webhook-inbox.demo.transient
+  $ webhook-inbox send standard-webhooks --event webhook-inbox.demo.permanent
   $ webhook-inbox send github --stack my-inbox --region eu-west-1`,
   );
   command.action(async (provider: string, options: SendOptions) => {

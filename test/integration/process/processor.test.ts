@@ -4,6 +4,7 @@ import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
+import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE, demoEvents } from '../../../lambdas/events/demo';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { faultForTest } from '../../support/faults';
@@ -188,6 +189,29 @@ describe('processor: retries follow the schedule, and exhausted retries say dead
     await drainQueue(ctx, resources, source);
     expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
     expect((await inbox().get('standard-webhooks#msg_schema'))?.lastErrorCode).toBe('schema_mismatch');
+  });
+
+  it('runs the shipped demo events: the transient one fails its first receives then is processed, the permanent one is given up at once', async () => {
+    await deliver('standard-webhooks', 'msg_demo_transient', sw(DEMO_TRANSIENT_TYPE, { failures: 2 }));
+    await deliver('standard-webhooks', 'msg_demo_permanent', sw(DEMO_PERMANENT_TYPE));
+    const { source, logger } = eventSource(demoEvents);
+    await drainQueue(ctx, resources, source);
+    expect(await inbox().get('standard-webhooks#msg_demo_transient')).toMatchObject({
+      status: 'processed',
+      attempts: 2,
+      lastErrorCode: 'demo_transient_failure',
+    });
+    expect(await inbox().get('standard-webhooks#msg_demo_permanent')).toMatchObject({
+      status: 'dead-lettered',
+      attempts: 1,
+      lastErrorCode: 'demo_permanent_failure',
+    });
+    const transient = logger.lines.filter((line) => line.attributes.dedupKey === 'msg_demo_transient');
+    expect(transient.map((line) => line.attributes.outcome).filter((o) => o !== undefined)).toEqual([
+      'retry',
+      'retry',
+      'processed',
+    ]);
   });
 
   it('records and logs which fields a schema_mismatch failed on, with zod issue codes and no value', async () => {
