@@ -276,7 +276,8 @@ async function runPurge({ target, ops }: Opened, options: JsonOption): Promise<n
   const total = counts.visible + counts.inFlight + counts.delayed;
   await ops.purge(target.dlqUrl);
   if (options.json) {
-    printJson({ purged: total, dlq: target.dlqUrl });
+    // `from`, as `dlq redrive --json` names the DLQ it moved messages from.
+    printJson({ purged: total, from: target.dlqUrl });
   } else {
     print(
       `purged ~${total} message${total === 1 ? '' : 's'} from ${target.dlqUrl} ` +

@@ -218,7 +218,7 @@ describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
 
     const purged = await runCli(project.dir, ['dlq', 'purge', '--yes', '--json']);
     expect(purged.code, purged.stderr).toBe(0);
-    expect(json<{ purged: number }>(purged).purged).toBe(1);
+    expect(json(purged)).toEqual({ purged: 1, from: inbox.state.dlqUrl });
     expect(await eventually(dlqCount, (n) => n === 0)).toBe(0);
   });
 });
