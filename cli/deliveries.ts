@@ -134,7 +134,8 @@ async function runList(options: ListOptions): Promise<number> {
     }
     print(
       table(
-        ['received (UTC)', 'provider', 'event', 'status', 'attempts', 'last error', 'dedup key'],
+        // `attempts` counts the processing attempts that failed, not every run: say so where it is read.
+        ['received (UTC)', 'provider', 'event', 'status', 'failed attempts', 'last error', 'dedup key'],
         records.map((r) => [
           formatTime(r.receivedAt),
           r.provider,
@@ -202,8 +203,9 @@ async function runShow(
         ['status', inboxStatus(record.status)],
         ['event type', record.eventType],
         ['delivery id', record.deliveryId],
-        ['attempts', record.attempts ?? 0],
+        ['failed attempts', record.attempts ?? 0],
         ['last error', record.lastErrorCode],
+        ['error detail', record.lastErrorDetail],
         ['received', formatTime(record.receivedAt)],
         ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
         ['message id', record.messageId],

@@ -6,7 +6,17 @@ import pc from 'picocolors';
 import type { ResolvedDestination } from '../config';
 import { formatDuration } from '../lambdas/core/retry-schedule';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
-import { CliError, dash, details, maskSecret, print, printJson, table, UsageError } from './output';
+import {
+  CliError,
+  dash,
+  details,
+  listedSecrets,
+  maskSecret,
+  print,
+  printJson,
+  table,
+  UsageError,
+} from './output';
 import type { Target } from './target-types';
 
 interface RevealOption {
@@ -228,6 +238,7 @@ async function runShow(target: Target, id: string, options: JsonOption & RevealO
       id,
       url: destination.type === 'http' ? destination.url : null,
       secret: current === null ? null : options.reveal ? current : maskSecret(current),
+      revealed: !!options.reveal,
       state,
     });
     return 0;
@@ -341,20 +352,18 @@ async function runRotate(
     throw new UsageError('--value is not a usable Standard Webhooks secret (whsec_ and base64)');
   }
   const versions = await target.destinationSecrets.rotate(id, value);
-  const shown = versions.map(
-    (secret, index) =>
-      [index === 0 ? 'current' : 'previous', options.reveal ? secret : maskSecret(secret)] as const,
-  );
+  const shown = listedSecrets(versions, !!options.reveal);
   if (options.json) {
     printJson({
       id,
       location: target.destinationSecrets.location(id),
-      versions: shown.map(([label, secret]) => ({ label, secret })),
+      revealed: !!options.reveal,
+      secrets: shown,
     });
     return 0;
   }
   print(`${pc.green(`rotated the signing secret of ${id}`)} in ${target.destinationSecrets.location(id)}`);
-  print(details(shown));
+  print(details(shown.map((s) => [s.label, s.secret] as const)));
   print(
     `${pc.bold('next:')} give ${destination.url}'s service the new secret (\`webhook-inbox destinations show ${id} --reveal\`); ` +
       'requests carry a signature for each of the two until the next rotation.',

@@ -19,6 +19,8 @@ export interface DlqEntry {
    * a message attribute instead.
    */
   errorCode?: string;
+  /** The record's `lastErrorDetail` for that code: schema_mismatch's fields and zod issue codes, no values. */
+  errorDetail?: string;
   /** The inbox record's status, when it was looked up. */
   inboxStatus?: string;
   receiveCount: number;
@@ -85,9 +87,12 @@ export async function withInboxFacts(
               : undefined;
             return { ...entry, errorCode: history?.lastErrorCode, inboxStatus: history?.state };
           }
+          const errorCode = entry.errorCode ?? record?.lastErrorCode;
+          const errorDetail = errorCode === record?.lastErrorCode ? record?.lastErrorDetail : undefined;
           return {
             ...entry,
-            errorCode: entry.errorCode ?? record?.lastErrorCode,
+            errorCode,
+            ...(errorDetail === undefined ? {} : { errorDetail }),
             inboxStatus: record?.status,
           };
         }),

@@ -99,7 +99,7 @@ export function registerDlq(program: Command): void {
   const show = dlq
     .command('show')
     .description('one DLQ message: envelope facts, and the payload with --payload')
-    .argument('<messageId>', 'as `dlq list` prints it')
+    .argument('<messageId>', 'as `dlq list` prints it, or a unique prefix of it (6 characters or more)')
     .option('--payload', 'print the payload too (it may hold personal data)')
     .option('--scan <n>', 'look at up to this many messages to find it', integer(1, 100_000), 1000);
   addTargetOptions(show);
@@ -185,8 +185,10 @@ async function runShow(
   messageId: string,
   options: JsonOption & { payload?: boolean; scan: number },
 ): Promise<number> {
+  const { byIdPrefix, requirePrefixLength } = await import('./id-prefix');
+  requirePrefixLength(messageId, 'message id');
   const peeked = await ops.peek(target.dlqUrl, { limit: options.scan });
-  const message = peeked.find((m) => m.messageId === messageId);
+  const message = byIdPrefix(peeked, (m) => m.messageId, messageId, 'message id');
   if (!message) {
     throw new CliError(
       `no message ${messageId} in the dead-letter queue (looked at ${peeked.length})`,
@@ -195,7 +197,7 @@ async function runShow(
   }
   // The record's facts, or with --destination the delivery's history at that destination.
   const [entry] = await withInboxFacts(inbox, [describeMessage(message)], destination);
-  if (!entry) throw new CliError(`cannot describe message ${messageId}`);
+  if (!entry) throw new CliError(`cannot describe message ${message.messageId}`);
   let payload: Buffer | undefined;
   if (options.payload) payload = await loadPayload(target, message);
   const { sha256Hex } = await import('../lambdas/core/schemes/primitives');
@@ -225,6 +227,7 @@ async function runShow(
       ['dedup key', entry.dedupKey],
       ['delivery id', entry.deliveryId],
       ['error code', entry.errorCode ?? 'unknown (no inbox record)'],
+      ['error detail', entry.errorDetail],
       ['receives', entry.receiveCount],
       [
         'sent',
@@ -273,7 +276,8 @@ async function runPurge({ target, ops }: Opened, options: JsonOption): Promise<n
   const total = counts.visible + counts.inFlight + counts.delayed;
   await ops.purge(target.dlqUrl);
   if (options.json) {
-    printJson({ purged: total, dlq: target.dlqUrl });
+    // `from`, as `dlq redrive --json` names the DLQ it moved messages from.
+    printJson({ purged: total, from: target.dlqUrl });
   } else {
     print(
       `purged ~${total} message${total === 1 ? '' : 's'} from ${target.dlqUrl} ` +

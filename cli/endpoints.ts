@@ -26,7 +26,8 @@ async function runEndpoints(options: TargetOptions & JsonOption): Promise<number
     const endpoints = Object.values(config.providers).map((provider) => {
       const guide = GUIDES[provider.scheme];
       const location = target.secrets.location(provider.id);
-      const secret =
+      // Not a secret but what to do about it: every other --json output's `secret` is a secret itself.
+      const secretHint =
         guide.issuer === 'you'
           ? `use the inbox's secret: \`webhook-inbox secrets show ${provider.id} --reveal\` (${location})`
           : `copy ${guide.name}'s secret into the inbox: \`webhook-inbox secrets rotate ${provider.id} --value <secret>\` (${location})`;
@@ -41,7 +42,7 @@ async function runEndpoints(options: TargetOptions & JsonOption): Promise<number
         url,
         where: guide.where,
         secretIssuer: guide.issuer,
-        secret,
+        secretHint,
         ...(squareUrl ? { note: squareUrl } : {}),
       };
     });
@@ -62,7 +63,7 @@ async function runEndpoints(options: TargetOptions & JsonOption): Promise<number
       print(`${pc.bold(e.provider)} ${pc.dim(`(${e.scheme})`)}`);
       print(`  url     ${pc.cyan(e.url)}`);
       print(`  where   ${e.where}`);
-      print(`  secret  ${e.secret}`);
+      print(`  secret  ${e.secretHint}`);
       if (e.note) print(`  note    ${e.note}`);
     }
     print();

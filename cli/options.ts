@@ -47,3 +47,17 @@ export function integer(min: number, max: number) {
     return n;
   };
 }
+
+/** An option parser for an http(s) URL; anything else is a usage error (exit 2), caught before any work. */
+export function httpUrl(value: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`not a URL: ${value}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InvalidArgumentError(`not an http(s) URL: ${value}`);
+  }
+  return value;
+}

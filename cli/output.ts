@@ -159,3 +159,17 @@ export function maskSecret(secret: string): string {
   if (rest.length < 12) return `${prefix}${'*'.repeat(8)} (${secret.length} chars)`;
   return `${prefix}${'*'.repeat(8)}${rest.slice(-4)} (${secret.length} chars)`;
 }
+
+/**
+ * Secrets as every command lists them, in tables and in --json alike (`secrets: [{label, secret}]` beside
+ * `revealed`): newest first, labelled `current`, `previous`, `older`; each masked unless revealed.
+ */
+export function listedSecrets(
+  secrets: readonly string[],
+  reveal: boolean,
+): { label: string; secret: string }[] {
+  return secrets.map((secret, index) => ({
+    label: ['current', 'previous'][index] ?? 'older',
+    secret: reveal ? secret : maskSecret(secret),
+  }));
+}

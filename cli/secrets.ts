@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
-import { details, maskSecret, print, printJson, UsageError } from './output';
+import { details, listedSecrets, print, printJson, UsageError } from './output';
 
 interface RotateOptions extends TargetOptions, JsonOption {
   value?: string;
@@ -12,8 +12,6 @@ interface RotateOptions extends TargetOptions, JsonOption {
 interface ShowOptions extends TargetOptions, JsonOption {
   reveal?: boolean;
 }
-
-const LABELS = ['current', 'previous'];
 
 export function registerSecrets(program: Command): void {
   const secrets = program.command('secrets').description("rotate or show a provider's signing secrets");
@@ -29,7 +27,8 @@ export function registerSecrets(program: Command): void {
     'after',
     `
 After a rotation the inbox accepts the new secret and the one before it; anything older is refused.
-Locally this rewrites .webhook-inbox/secrets.json (the running instance picks it up at once); on AWS
+Locally this rewrites .webhook-inbox/secrets.json, with or without a running instance (one that runs
+picks it up at once); on AWS
 it is PutSecretValue (the old version becomes AWSPREVIOUS; warm Lambdas refresh within seconds of the
 first signature they cannot check).
 
@@ -58,8 +57,8 @@ async function open(providerId: string, options: TargetOptions) {
   const { loadProject, providerOf } = await import('./context');
   const { config, cwd } = await loadProject();
   const provider = providerOf(config, providerId);
-  const { resolveTarget } = await import('./target');
-  const target = await resolveTarget(options, config, cwd);
+  const { resolveSecretsTarget } = await import('./target');
+  const target = await resolveSecretsTarget(options, config, cwd);
   return { provider, target };
 }
 
@@ -91,21 +90,18 @@ async function runRotate(providerId: string, options: RotateOptions): Promise<nu
         : generatedForIssuer
           ? `${guide.name} issues its own secrets, so this random one only suits local tests: roll the secret at ${guide.name} (${guide.where}) and store it with \`webhook-inbox secrets rotate ${provider.id} --value <secret>\``
           : `make sure ${guide.name} signs with this secret (${guide.where}); the previous one is accepted until the next rotation`;
+    const shown = listedSecrets(versions, false);
     if (options.json) {
       printJson({
         provider: provider.id,
         location: target.secrets.location(provider.id),
-        versions: versions.map((secret, index) => ({
-          label: LABELS[index] ?? 'older',
-          masked: maskSecret(secret),
-        })),
+        revealed: false,
+        secrets: shown,
         next,
       });
     } else {
       print(`${pc.green(`rotated the ${provider.id} secret`)} in ${target.secrets.location(provider.id)}`);
-      print(
-        details(versions.map((secret, index) => [LABELS[index] ?? 'older', maskSecret(secret)] as const)),
-      );
+      print(details(shown.map((s) => [s.label, s.secret] as const)));
       // Storing the current secret again leaves one version: say so rather than promise a previous one.
       print(
         versions.length > 1
@@ -124,10 +120,7 @@ async function runShow(providerId: string, options: ShowOptions): Promise<number
   const { provider, target } = await open(providerId, options);
   try {
     const secrets = await target.secrets.list(provider.id);
-    const shown = secrets.map((secret, index) => ({
-      label: LABELS[index] ?? 'older',
-      ...(options.reveal ? { secret } : { masked: maskSecret(secret) }),
-    }));
+    const shown = listedSecrets(secrets, !!options.reveal);
     if (options.json) {
       printJson({
         provider: provider.id,
@@ -146,7 +139,7 @@ async function runShow(providerId: string, options: ShowOptions): Promise<number
       );
       return 0;
     }
-    print(details(shown.map((s) => [s.label, 'secret' in s ? s.secret : s.masked] as const)));
+    print(details(shown.map((s) => [s.label, s.secret] as const)));
     if (!options.reveal)
       print(pc.dim('masked; add --reveal to print them (they are credentials: mind your terminal history)'));
     return 0;

@@ -7,7 +7,7 @@ import pc from 'picocolors';
 import type { ResolvedProvider } from '../config';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import type { Delivery, HttpResult, SignedDelivery } from './delivery';
-import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
+import { addJsonOption, addTargetOptions, httpUrl, type JsonOption, type TargetOptions } from './options';
 import { print, printJson, table, UsageError } from './output';
 import { checkProcessedOnce, type ProcessedOnceResult } from './processed-once';
 
@@ -40,7 +40,11 @@ export function registerSelftest(program: Command): void {
     .description("run the verification drill (seed 002) against a provider's endpoint")
     .argument('[providers...]', 'provider ids from cdk.json')
     .option('--all', 'every configured provider')
-    .option('--url <url>', "drill this URL instead of the target's /webhooks/<provider> (one provider)");
+    .option(
+      '--url <url>',
+      "drill this URL instead of the target's /webhooks/<provider> (one provider)",
+      httpUrl,
+    );
   addTargetOptions(command);
   addJsonOption(command);
   command.addHelpText(

@@ -26,8 +26,10 @@ export const standardWebhooksSamples: SchemeSamples = {
         currency: 'EUR',
         paid_at: ctx.iso(),
       }),
-    // The demo handler in lambdas/events/demo.ts throws on it: watch dead-lettering, then redrive.
-    'webhook-inbox.demo.failure': (ctx) =>
-      payload(ctx, 'webhook-inbox.demo.failure', { kind: 'permanent', attempt: ctx.fresh(8) }),
+    // The demo handlers in lambdas/events/demo.ts: watch a retry, then watch dead-lettering and redrive.
+    'webhook-inbox.demo.transient': (ctx) =>
+      payload(ctx, 'webhook-inbox.demo.transient', { failures: 1, id: ctx.fresh(8) }),
+    'webhook-inbox.demo.permanent': (ctx) =>
+      payload(ctx, 'webhook-inbox.demo.permanent', { id: ctx.fresh(8) }),
   },
 };

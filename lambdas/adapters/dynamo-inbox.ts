@@ -141,7 +141,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async markFailed(pk: string, processingToken: string, errorCode: string, _nowMs: number): Promise<boolean> {
     return this.update(pk, {
       UpdateExpression:
-        'SET #status = :failed, lastErrorCode = :code REMOVE leaseUntil, processingToken ADD attempts :one',
+        'SET #status = :failed, lastErrorCode = :code REMOVE leaseUntil, processingToken, lastErrorDetail ' +
+        'ADD attempts :one',
       ConditionExpression: OWN_LEASE,
       values: { ':failed': 'failed', ':code': errorCode, ':one': 1, ':processingToken': processingToken },
     });
@@ -150,18 +151,22 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async markDeadLettered(
     pk: string,
     processingToken: string,
-    mark: { errorCode: string; messageId: string; nowMs: number },
+    mark: { errorCode: string; errorDetail?: string; messageId: string; nowMs: number },
   ): Promise<boolean> {
     // Conditioned on our lease, and idempotent under an SDK retry: the token is removed, but the retry's
-    // condition then fails and the read finds the record exactly as this update left it.
+    // condition then fails and the read finds the record exactly as this update left it. A detail from
+    // an earlier failure goes, unless this one has its own.
+    const detail = mark.errorDetail;
     const marked = await this.update(pk, {
       UpdateExpression:
         'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
-        'deadLetteredAt = :at REMOVE leaseUntil, processingToken ADD attempts :one',
+        `deadLetteredAt = :at${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
+        `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ADD attempts :one`,
       ConditionExpression: OWN_LEASE,
       values: {
         ':deadLettered': 'dead-lettered',
         ':code': mark.errorCode,
+        ':detail': detail,
         ':messageId': mark.messageId,
         ':at': new Date(mark.nowMs).toISOString(),
         ':one': 1,

@@ -54,3 +54,15 @@ export class PayloadMissingError extends WebhookInboxError {
     this.name = 'PayloadMissingError';
   }
 }
+
+/**
+ * The body does not match the handler's schema. Permanent. `detail` names the failing fields and zod's
+ * issue codes, never a value (schema-issues.ts), so it can go to the record and the log.
+ */
+export class SchemaMismatchError extends WebhookInboxError {
+  readonly code = 'schema_mismatch';
+  constructor(readonly detail: string) {
+    super(`schema_mismatch: ${detail}`);
+    this.name = 'SchemaMismatchError';
+  }
+}

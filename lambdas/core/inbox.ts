@@ -46,6 +46,11 @@ export interface InboxRecord {
   forwardedAt?: string;
   attempts: number;
   lastErrorCode?: string;
+  /**
+   * What exactly failed, with the failed or dead-lettered mark, where the code cannot say:
+   * `schema_mismatch`'s failing field paths and zod issue codes, never values (≤ 512 characters).
+   */
+  lastErrorDetail?: string;
   messageId?: string;
   payloadRef?: string;
   /** Epoch seconds; the table's TTL attribute. */

@@ -52,7 +52,10 @@ export interface Inbox {
    * once and nothing is counted. Conditioned on our token; false if not ours.
    */
   releaseLease(pk: string, processingToken: string): Promise<boolean>;
-  /** A transient failure: `failed`, lease released, attempts + 1. Conditioned on our token. */
+  /**
+   * A transient failure: `failed`, lease released, attempts + 1, and an earlier failure's
+   * `lastErrorDetail` removed (it described another error). Conditioned on our token.
+   */
   markFailed(pk: string, processingToken: string, errorCode: string, nowMs: number): Promise<boolean>;
   /**
    * The processor gives the delivery up: `dead-lettered`, with the message it leaves to the redrive policy.
@@ -61,7 +64,7 @@ export interface Inbox {
   markDeadLettered(
     pk: string,
     processingToken: string,
-    mark: { errorCode: string; messageId: string; nowMs: number },
+    mark: { errorCode: string; errorDetail?: string; messageId: string; nowMs: number },
   ): Promise<boolean>;
   /**
    * Operators: a message moved back from the DLQ is `enqueued` again. Only a record still as the giving-up

@@ -18,12 +18,14 @@ import type { ForwardQueues } from './destinations/ports';
 import type { Envelope } from './envelope';
 import { MESSAGE_ATTRIBUTES } from './envelope';
 import { parseEnvelope } from './envelope-schema';
+import { SchemaMismatchError } from './errors';
 import { classifyFailure } from './failure';
 import { inboxKey, type LeaseOutcome } from './inbox';
 import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
+import { describeSchemaIssues } from './schema-issues';
 import { parseJson } from './schemes/primitives';
 
 export interface QueueRecord {
@@ -83,8 +85,11 @@ export type RecordResult = {
   /** The handler found every resource it asked about already newer (`acceptIfNewer` said false). */
   | { outcome: 'stale_skipped'; markFailed?: boolean }
   | { outcome: 'unknown_acked'; markFailed?: boolean }
-  /** Given up on this receive: on its way to the DLQ. `recorded` is false if the record could not say so. */
-  | { outcome: 'dead_lettered'; code: string; recorded: boolean }
+  /**
+   * Given up on this receive: on its way to the DLQ. `recorded` is false if the record could not say so;
+   * `detail` is the failure's `lastErrorDetail` (schema_mismatch's fields), when it has one.
+   */
+  | { outcome: 'dead_lettered'; code: string; recorded: boolean; detail?: string }
   /** A later receive of a message already given up. */
   | { outcome: 'draining'; code: string }
   /** The invocation ran out before this record's handler started: handed back, nothing counted. */
@@ -112,7 +117,8 @@ function parseData(handler: EventDefinition, body: Buffer): unknown {
   const json = parseJson(body);
   if (!json.ok) throw new PermanentError('not_json');
   const parsed = handler.schema.safeParse(json.value);
-  if (!parsed.success) throw new PermanentError('schema_mismatch');
+  if (!parsed.success)
+    throw new SchemaMismatchError(describeSchemaIssues(handler.schema, parsed.error.issues));
   return parsed.data;
 }
 
@@ -210,9 +216,8 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   } catch (error) {
     const failure = classifyFailure(error);
     const held = { pk, token, untilMs: nowMs + deps.leaseMs };
-    if (failure.permanent) return giveUp(deps, record, facts, failure.code, held);
-    if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
-      return giveUp(deps, record, facts, failure.code, held);
+    if (failure.permanent || isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+      return giveUp(deps, record, facts, failure.code, held, failure.detail);
     }
     const released = await deps.inbox
       .markFailed(pk, token, failure.code, deps.clock.now())
@@ -472,6 +477,7 @@ async function giveUp(
   facts: Facts,
   code: string,
   lease: HeldLease | undefined,
+  detail?: string,
 ): Promise<RecordResult> {
   let recorded = false;
   if (lease) {
@@ -479,6 +485,7 @@ async function giveUp(
       () =>
         deps.inbox.markDeadLettered(lease.pk, lease.token, {
           errorCode: code,
+          ...(detail === undefined ? {} : { errorDetail: detail }),
           messageId: record.messageId,
           nowMs: deps.clock.now(),
         }),
@@ -490,5 +497,5 @@ async function giveUp(
     }
   }
   await drain(deps, record);
-  return { ...facts, outcome: 'dead_lettered', code, recorded };
+  return { ...facts, outcome: 'dead_lettered', code, recorded, ...(detail === undefined ? {} : { detail }) };
 }

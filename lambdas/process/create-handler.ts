@@ -89,6 +89,7 @@ function recordResult(
     dedupKey: result.dedupKey,
     ageMs: result.ageMs,
     ...('code' in result ? { errorCode: result.code } : {}),
+    ...('detail' in result && result.detail !== undefined ? { errorDetail: result.detail } : {}),
     ...('delaySeconds' in result ? { delaySeconds: result.delaySeconds } : {}),
     ...('recorded' in result && !result.recorded ? { recorded: false } : {}),
   };

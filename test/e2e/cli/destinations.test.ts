@@ -60,11 +60,11 @@ afterAll(async () => {
 }, 60_000);
 
 describe('webhook-inbox destinations', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
-  it('shows a --forward-to destination as {id, url, secret, state}, and what it receives verifies with that secret', async () => {
+  it('shows a --forward-to destination as {id, url, secret, revealed, state}, and what it receives verifies with that secret', async () => {
     const shown = json<Record<string, unknown>>(
       await runCli(project.dir, ['destinations', 'show', 'forward-to-1', '--reveal', '--json']),
     );
-    expect(Object.keys(shown).sort()).toEqual(['id', 'secret', 'state', 'url']);
+    expect(Object.keys(shown).sort()).toEqual(['id', 'revealed', 'secret', 'state', 'url']);
     expect(shown).toMatchObject({ id: 'forward-to-1', url: local.url('/local'), state: 'enabled' });
     expect(shown.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const key = await deliver();
@@ -113,7 +113,7 @@ describe('webhook-inbox destinations', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
       runCli(project.dir, ['destinations', 'show', 'orders', '--json']),
       runCli(project.dir, ['destinations', 'show', 'nope']),
     ]);
-    expect(json<{ secret: string }>(masked).secret).toMatch(/^whsec_\*{8}/);
+    expect(json(masked)).toMatchObject({ secret: expect.stringMatching(/^whsec_\*{8}/), revealed: false });
     expect(unknown.code).toBe(2);
     expect(oneLineError(unknown)).toMatch(/unknown destination "nope"/);
   });
@@ -189,11 +189,20 @@ describe('webhook-inbox destinations', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
 
   it('rotates the signing secret: each request then carries a signature for the new one and the previous one', async () => {
     const before = readSecrets(project.dir)['destination:orders']?.[0] as string;
-    const rotated = await runCli(project.dir, ['destinations', 'rotate', 'orders']);
+    const rotated = await runCli(project.dir, ['destinations', 'rotate', 'orders', '--json']);
     expect(rotated.code, rotated.stderr).toBe(0);
     const after = readSecrets(project.dir)['destination:orders'] ?? [];
     expect(after).toHaveLength(2);
     expect(after[1]).toBe(before);
+    // Listed under the names `secrets rotate|show --json` use.
+    expect(json(rotated)).toMatchObject({
+      id: 'orders',
+      revealed: false,
+      secrets: [
+        { label: 'current', secret: expect.stringMatching(/^whsec_\*{8}/) },
+        { label: 'previous', secret: expect.stringMatching(/^whsec_\*{8}/) },
+      ],
+    });
     const count = orders.received.length;
     await deliver();
     await eventually(

@@ -98,6 +98,9 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     ]) {
       expect(human.stdout).toContain(text);
     }
+    // What `attempts` counts is in the column's name: each permanent failure is one failed attempt.
+    expect(human.stdout).toMatch(/│ failed attempts │/);
+    expect(human.stdout).toMatch(/│ dead-lettered │ 1 +│ downstream_rejected/);
     const records = json<InboxRecord[]>(machine);
     expect(records.map((r) => r.dedupKey).sort()).toEqual([...dedupKeys].sort());
     expect(
@@ -116,7 +119,7 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     for (const text of [
       'status',
       'dead-lettered',
-      'attempts',
+      'failed attempts',
       'last error',
       'downstream_rejected',
       'message id',
@@ -215,7 +218,7 @@ describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
 
     const purged = await runCli(project.dir, ['dlq', 'purge', '--yes', '--json']);
     expect(purged.code, purged.stderr).toBe(0);
-    expect(json<{ purged: number }>(purged).purged).toBe(1);
+    expect(json(purged)).toEqual({ purged: 1, from: inbox.state.dlqUrl });
     expect(await eventually(dlqCount, (n) => n === 0)).toBe(0);
   });
 });

@@ -14,6 +14,7 @@ import {
 import { maskSecret, parseDuration } from '../../../cli/output';
 import { parseConfig } from '../../../config';
 import { SCHEMES } from '../../../lambdas/core/schemes';
+import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE, demoEvents } from '../../../lambdas/events/demo';
 
 const config = parseConfig({});
 const BASE = 'http://127.0.0.1:3000/webhooks/';
@@ -83,5 +84,20 @@ describe('cli samples', () => {
     const masked = maskSecret(secret);
     expect(masked.startsWith('whsec_')).toBe(true);
     expect(masked).not.toContain(secret.slice(6, 30));
+  });
+
+  it('sends demo samples the demo handlers accept: one that is retried once, one that fails for good', () => {
+    const provider = config.providers['standard-webhooks'];
+    if (!provider) throw new Error('standard-webhooks is not configured');
+    for (const handler of demoEvents) {
+      const sample = sampleDelivery(provider, { event: handler.type, nowMs: Date.now(), url: BASE });
+      const body = JSON.parse(sample.body.toString('utf8'));
+      expect(handler.schema.safeParse(body).success, handler.type).toBe(true);
+      if (handler.type === DEMO_TRANSIENT_TYPE) expect(body.data.failures).toBe(1);
+    }
+    expect(demoEvents.map((handler) => handler.type).sort()).toEqual([
+      DEMO_PERMANENT_TYPE,
+      DEMO_TRANSIENT_TYPE,
+    ]);
   });
 });

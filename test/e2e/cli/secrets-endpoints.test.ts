@@ -16,6 +16,33 @@ afterAll(async () => {
   project.remove();
 }, 60_000);
 
+describe('webhook-inbox secrets without a running instance', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
+  const idle = makeProject();
+  afterAll(() => idle.remove());
+
+  it('rotates and shows the local secrets file, which need not exist yet', async () => {
+    const none = await runCli(idle.dir, ['secrets', 'show', 'stripe', '--json']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(json<{ secrets: unknown[] }>(none).secrets).toEqual([]);
+
+    const value = 'whsec_stored_before_the_first_start_0001';
+    const first = await runCli(idle.dir, ['secrets', 'rotate', 'stripe', '--value', value]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(readSecrets(idle.dir).stripe).toEqual([value]);
+    const second = await runCli(idle.dir, ['secrets', 'rotate', 'stripe']);
+    expect(second.code, second.stderr).toBe(0);
+    const [current, previous] = readSecrets(idle.dir).stripe as string[];
+    expect(previous).toBe(value);
+
+    const shown = await runCli(idle.dir, ['secrets', 'show', 'stripe', '--reveal', '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(json<{ secrets: { label: string; secret: string }[] }>(shown).secrets).toEqual([
+      { label: 'current', secret: current },
+      { label: 'previous', secret: value },
+    ]);
+  });
+});
+
 describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
   it('rotates keeping exactly one previous secret', async () => {
     const original = readSecrets(project.dir).github?.[0] as string;
@@ -23,11 +50,17 @@ describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
 
     const first = await runCli(project.dir, ['secrets', 'rotate', 'github', '--json']);
     expect(first.code, first.stderr).toBe(0);
-    const rotated = json<{ provider: string; versions: { label: string; masked: string }[]; next: string }>(
-      first,
-    );
+    const rotated = json<{
+      provider: string;
+      revealed: boolean;
+      secrets: { label: string; secret: string }[];
+      next: string;
+    }>(first);
     expect(rotated.provider).toBe('github');
-    expect(rotated.versions.map((v) => v.label)).toEqual(['current', 'previous']);
+    // The names `secrets show --json` uses: one list, `secrets`, each masked unless revealed.
+    expect(rotated.revealed).toBe(false);
+    expect(rotated.secrets.map((v) => v.label)).toEqual(['current', 'previous']);
+    expect(rotated.secrets.every((v) => v.secret.includes('********'))).toBe(true);
     expect(first.stdout).not.toContain(original);
     const afterFirst = readSecrets(project.dir).github as string[];
     expect(afterFirst).toHaveLength(2);
@@ -90,6 +123,15 @@ describe('webhook-inbox secrets', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
     expect(masked.stdout).toContain('--reveal');
     expect(masked.stdout).not.toContain(current as string);
     expect(masked.stdout).toContain((current as string).slice(-4));
+    const maskedJson = await runCli(project.dir, ['secrets', 'show', 'github', '--json']);
+    expect(json(maskedJson)).toMatchObject({
+      revealed: false,
+      secrets: [
+        { label: 'current', secret: expect.stringContaining('********') },
+        { label: 'previous', secret: expect.stringContaining('********') },
+      ],
+    });
+    expect(maskedJson.stdout).not.toContain(current as string);
     const shown = json<{ revealed: boolean; secrets: { label: string; secret: string }[] }>(revealed);
     expect(shown.revealed).toBe(true);
     expect(shown.secrets).toEqual([
@@ -115,13 +157,15 @@ describe('webhook-inbox endpoints', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     ]) {
       expect(human.stdout).toContain(text);
     }
-    const endpoints = json<{ provider: string; url: string; where: string; secret: string }[]>(machine);
+    const endpoints = json<{ provider: string; url: string; where: string; secretHint: string }[]>(machine);
     expect(endpoints).toHaveLength(11);
     for (const endpoint of endpoints) {
       expect(endpoint.url).toBe(`${base}/webhooks/${endpoint.provider}`);
       expect(endpoint.where.length).toBeGreaterThan(10);
-      expect(endpoint.secret).toContain(endpoint.provider);
+      // What to do about the secret, under a name no other output uses for a secret itself.
+      expect(endpoint).not.toHaveProperty('secret');
+      expect(endpoint.secretHint).toContain(endpoint.provider);
     }
-    expect(endpoints.find((e) => e.provider === 'stripe')?.secret).toContain('--value');
+    expect(endpoints.find((e) => e.provider === 'stripe')?.secretHint).toContain('--value');
   });
 });

@@ -1,5 +1,5 @@
 // `send` and `selftest` against a running local instance, through the real command line.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,13 @@ interface SendResult {
   answer: { id?: string; duplicate?: boolean };
   dedupKey: string;
   responses: { status: number }[];
+  outcome: {
+    result: string;
+    reason?: string;
+    inboxStatus?: string;
+    attempts?: number;
+    lastErrorCode?: string;
+  };
 }
 
 interface SelftestResult {
@@ -27,17 +34,28 @@ interface SelftestResult {
 const project = makeProject();
 // A second instance with its own secrets: what an endpoint configured with another secret looks like.
 const other = makeProject();
+// A third whose retries come a second apart, so a transient failure is retried while `send` waits.
+const quick = makeProject();
+const cdk = JSON.parse(readFileSync(join(quick.dir, 'cdk.json'), 'utf8'));
+cdk.context.webhookInbox.queue = { ...cdk.context.webhookInbox.queue, retrySchedule: ['1s', '1s'] };
+writeFileSync(join(quick.dir, 'cdk.json'), JSON.stringify(cdk));
 let inbox: LocalInbox;
 let otherInbox: LocalInbox;
+let quickInbox: LocalInbox;
 
 beforeAll(async () => {
-  [inbox, otherInbox] = await Promise.all([startInstance(project.dir), startInstance(other.dir)]);
+  [inbox, otherInbox, quickInbox] = await Promise.all([
+    startInstance(project.dir),
+    startInstance(other.dir),
+    startInstance(quick.dir),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([inbox?.stop(), otherInbox?.stop()]);
+  await Promise.all([inbox?.stop(), otherInbox?.stop(), quickInbox?.stop()]);
   project.remove();
   other.remove();
+  quick.remove();
 }, 60_000);
 
 describe('webhook-inbox send', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
@@ -62,6 +80,66 @@ describe('webhook-inbox send', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     const result = json<SendResult>(second);
     expect(result).toMatchObject({ provider: 'stripe', status: 200, dedupKey: 'evt_1FileFixedId0000000000' });
     expect(result.answer.duplicate).toBe(true);
+  });
+
+  it('waits for the outcome and prints it: 202, then processed', async () => {
+    const human = await runCli(project.dir, ['send', 'github']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('202, then processed');
+    // The SDK's Node 22 notice is silenced at the CLI's entry: nothing on stderr at all.
+    expect(human.stderr).toBe('');
+    const machine = json<SendResult>(await runCli(project.dir, ['send', 'github', '--json']));
+    expect(machine.outcome).toEqual({ result: 'processed', inboxStatus: 'processed', attempts: 0 });
+  });
+
+  it('prints a permanent failure as 202, then dead-lettered, with its code', async () => {
+    const human = await runCli(project.dir, [
+      'send',
+      'standard-webhooks',
+      '--event',
+      'webhook-inbox.demo.permanent',
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('202, then dead-lettered (demo_permanent_failure)');
+    expect(human.stdout).toContain('webhook-inbox dlq list');
+  });
+
+  it('prints each failed attempt while it waits, then the outcome after the retry', async () => {
+    const human = await runCli(quick.dir, [
+      'send',
+      'standard-webhooks',
+      '--event',
+      'webhook-inbox.demo.transient',
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(
+      'failed (demo_transient_failure), 1 failed attempt so far; retried on the schedule',
+    );
+    expect(human.stdout).toContain('202, then processed, after 1 failed attempt (demo_transient_failure)');
+  });
+
+  it('says still pending when the wait runs out first, and skips the wait with --no-wait', async () => {
+    // The default schedule's first retry comes 15 s or more after the failure: far beyond a 1 s wait.
+    const [timedOut, skipped] = await Promise.all([
+      runCli(project.dir, [
+        'send',
+        'standard-webhooks',
+        '--event',
+        'webhook-inbox.demo.transient',
+        '--wait-timeout',
+        '1s',
+        '--json',
+      ]),
+      runCli(project.dir, ['send', 'github', '--no-wait']),
+    ]);
+    const pending = json<SendResult>(timedOut);
+    expect(pending.status).toBe(202);
+    expect(pending.outcome.result).toBe('pending');
+    expect(['claimed', 'processing', 'failed']).toContain(pending.outcome.inboxStatus);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stdout).toContain('202');
+    expect(skipped.stdout).not.toContain('then processed');
+    expect(skipped.stdout).not.toContain('waiting for the outcome');
   });
 
   it('gives every sample a fresh id, so each send is a new delivery', async () => {

@@ -49,6 +49,18 @@ describe.concurrent('webhook-inbox usage', { timeout: CLI_TIMEOUT_MS }, () => {
     expect(oneLineError(result)).toContain('--since');
   });
 
+  it('refuses a --url that is not an http(s) URL with exit 2, before looking for an instance', async () => {
+    for (const [command, url, ...rest] of [
+      ['send', 'notaurl', '--secret', 's3cret'],
+      ['send', 'ftp://example.com/hook', '--secret', 's3cret'],
+      ['selftest', 'notaurl'],
+    ] as const) {
+      const result = await runCli(project.dir, [command, 'github', '--url', url, ...rest]);
+      expect(`${command} ${url} ${result.code}`).toBe(`${command} ${url} 2`);
+      expect(oneLineError(result)).toContain(`--url`);
+    }
+  });
+
   it('refuses to purge the DLQ without --yes, with exit 2', async () => {
     const result = await runCli(project.dir, ['dlq', 'purge']);
     expect(result.code).toBe(2);

@@ -249,11 +249,12 @@ describe('local mode (npm start)', () => {
 
   it('dead-letters a transient failure after maxReceiveCount, and a permanent one at once', async () => {
     const hook = new Webhook(secrets()['standard-webhooks']![0]!);
-    const send = async (id: string, kind: string) => {
+    const send = async (id: string, kind: 'transient' | 'permanent') => {
+      // More failures than the schedule has receives: the transient demo is retried until it is given up.
       const body = JSON.stringify({
-        type: 'webhook-inbox.demo.failure',
+        type: `webhook-inbox.demo.${kind}`,
         timestamp: new Date().toISOString(),
-        data: { kind },
+        data: kind === 'transient' ? { failures: 100 } : {},
       });
       const at = new Date();
       const response = await post('standard-webhooks', body, {

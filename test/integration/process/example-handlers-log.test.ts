@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { EVENT_HANDLERS } from '../../../lambdas/events';
-import { DEMO_FAILURE_TYPE } from '../../../lambdas/events/demo';
+import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE } from '../../../lambdas/events/demo';
 import { useEmulators } from '../../support/emulators';
 import {
   deliverSigned,
@@ -110,8 +110,13 @@ const EXAMPLES: Example[] = [
   },
   {
     provider: 'standard-webhooks',
-    type: DEMO_FAILURE_TYPE,
-    body: { type: DEMO_FAILURE_TYPE, data: { kind: 'permanent', note: MARKER } },
+    type: DEMO_TRANSIENT_TYPE,
+    body: { type: DEMO_TRANSIENT_TYPE, data: { failures: 0, note: MARKER } },
+  },
+  {
+    provider: 'standard-webhooks',
+    type: DEMO_PERMANENT_TYPE,
+    body: { type: DEMO_PERMANENT_TYPE, data: { note: MARKER } },
   },
 ];
 
@@ -139,7 +144,7 @@ describe('the shipped example handlers log ids and types only', () => {
 
       // The handler ran: its own line (no outcome) is there, or the demo's dead-letter line.
       const own = processor.logger.lines.filter((line) => line.attributes.outcome === undefined);
-      if (example.type === DEMO_FAILURE_TYPE)
+      if (example.type === DEMO_PERMANENT_TYPE)
         expect(processor.logger.lines.map((l) => l.attributes.outcome)).toContain('dead_lettered');
       else expect(own.length).toBeGreaterThan(0);
       const logged = JSON.stringify(processor.logger.lines);

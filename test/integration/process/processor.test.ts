@@ -4,6 +4,7 @@ import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
+import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE, demoEvents } from '../../../lambdas/events/demo';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { faultForTest } from '../../support/faults';
@@ -188,6 +189,81 @@ describe('processor: retries follow the schedule, and exhausted retries say dead
     await drainQueue(ctx, resources, source);
     expect(await ctx.receiveAll(resources.dlqUrl)).toHaveLength(1);
     expect((await inbox().get('standard-webhooks#msg_schema'))?.lastErrorCode).toBe('schema_mismatch');
+  });
+
+  it('runs the shipped demo events: the transient one fails its first receives then is processed, the permanent one is given up at once', async () => {
+    await deliver('standard-webhooks', 'msg_demo_transient', sw(DEMO_TRANSIENT_TYPE, { failures: 2 }));
+    await deliver('standard-webhooks', 'msg_demo_permanent', sw(DEMO_PERMANENT_TYPE));
+    const { source, logger } = eventSource(demoEvents);
+    await drainQueue(ctx, resources, source);
+    expect(await inbox().get('standard-webhooks#msg_demo_transient')).toMatchObject({
+      status: 'processed',
+      attempts: 2,
+      lastErrorCode: 'demo_transient_failure',
+    });
+    expect(await inbox().get('standard-webhooks#msg_demo_permanent')).toMatchObject({
+      status: 'dead-lettered',
+      attempts: 1,
+      lastErrorCode: 'demo_permanent_failure',
+    });
+    const transient = logger.lines.filter((line) => line.attributes.dedupKey === 'msg_demo_transient');
+    expect(transient.map((line) => line.attributes.outcome).filter((o) => o !== undefined)).toEqual([
+      'retry',
+      'retry',
+      'processed',
+    ]);
+  });
+
+  it('records and logs which fields a schema_mismatch failed on, with zod issue codes and no value', async () => {
+    const email = 'grace.hopper@example.com';
+    await deliver('standard-webhooks', 'msg_schema_detail', sw('user.created', { email, age: email }));
+    const strict = defineEvent({
+      provider: 'standard-webhooks',
+      type: 'user.created',
+      schema: z.object({ type: z.string(), data: z.object({ age: z.number(), name: z.string() }) }),
+      handle: () => undefined,
+    });
+    const { source, logger } = eventSource([strict]);
+    await drainQueue(ctx, resources, source);
+    const detail = 'data.age invalid_type; data.name invalid_type';
+    expect(await inbox().get('standard-webhooks#msg_schema_detail')).toMatchObject({
+      status: 'dead-lettered',
+      lastErrorCode: 'schema_mismatch',
+      lastErrorDetail: detail,
+    });
+    const given = logger.lines.filter((line) => line.attributes.outcome === 'dead_lettered');
+    expect(given.map((line) => line.attributes.errorDetail)).toEqual([detail]);
+    expect(JSON.stringify(logger.lines)).not.toContain('grace');
+  });
+
+  it("drops an earlier failure's detail when the delivery fails again for another reason", async () => {
+    await deliver('standard-webhooks', 'msg_detail_then_other', sw('user.created', { name: 1 }));
+    const strict = defineEvent({
+      provider: 'standard-webhooks',
+      type: 'user.created',
+      schema: z.object({ type: z.string(), data: z.object({ name: z.string() }) }),
+      handle: () => undefined,
+    });
+    await drainQueue(ctx, resources, eventSource([strict]).source);
+    expect((await inbox().get('standard-webhooks#msg_detail_then_other'))?.lastErrorDetail).toBe(
+      'data.name invalid_type',
+    );
+    // The handler is fixed to accept the body, then fails for good on something else after a redrive.
+    const [dead] = await ctx.receiveAll(resources.dlqUrl);
+    if (!dead) throw new Error('expected the dead letter');
+    await ctx.queueOps.sendRaw(resources.queueUrl, dead.body, dead.attributes);
+    await drainQueue(
+      ctx,
+      resources,
+      eventSource([
+        anyEvent(() => {
+          throw new PermanentError('downstream_rejected');
+        }),
+      ]).source,
+    );
+    const record = await inbox().get('standard-webhooks#msg_detail_then_other');
+    expect(record).toMatchObject({ status: 'dead-lettered', lastErrorCode: 'downstream_rejected' });
+    expect(record).not.toHaveProperty('lastErrorDetail');
   });
 
   it('moves a hand-written malformed envelope to the DLQ unchanged, without retrying it on the schedule', async () => {
