@@ -116,6 +116,18 @@ const PINS: Pin[] = [
     expected: [true, false],
   },
   {
+    name: 'archive.retentionDays (and the archive objects expiry)',
+    readme: '| `archive.retentionDays` | 30 |',
+    actual: () => [config.archive.retentionDays, bucketExpiry('expire-archive')],
+    expected: [30, 30],
+  },
+  {
+    name: 'archive.inlineMaxBytes',
+    readme: '| `archive.inlineMaxBytes` | 3072 |',
+    actual: () => config.archive.inlineMaxBytes,
+    expected: 3072,
+  },
+  {
     name: 'inlineLimitBytes',
     readme: '| `inlineLimitBytes` | 196608 |',
     actual: () => config.inlineLimitBytes,
@@ -175,9 +187,9 @@ const PINS: Pin[] = [
   },
   {
     name: 'payload object expiry',
-    readme: '| payload object expiry | 29 days |',
+    readme: '| payload object expiry | 30 days |',
     actual: () => bucketExpiry('expire-after-every-message'),
-    expected: 29,
+    expected: 30,
   },
   // Construct props.
   {
