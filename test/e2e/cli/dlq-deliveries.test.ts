@@ -133,6 +133,18 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     expect(shown.messageId).toEqual(expect.any(String));
     expect(shown.receivedAt).toEqual(expect.any(String));
   });
+
+  it('shows a delivery by a unique key prefix, and says a prefix is too short with the minimum', async () => {
+    const key = dedupKeys[0] as string;
+    const [unique, short] = await Promise.all([
+      runCli(project.dir, ['deliveries', 'show', 'mobazha', `${key.slice(0, 12)}…`, '--json']),
+      runCli(project.dir, ['deliveries', 'show', 'mobazha', key.slice(0, 3)]),
+    ]);
+    expect(unique.code, unique.stderr).toBe(0);
+    expect(json<InboxRecord>(unique).dedupKey).toBe(key);
+    expect(short.code).toBe(1);
+    expect(oneLineError(short)).toMatch(/a prefix needs at least 6 characters and this one has 3/);
+  });
 });
 
 describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
