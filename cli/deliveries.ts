@@ -29,6 +29,7 @@ interface ListOptions extends TargetOptions, JsonOption {
   until?: number;
   limit: number;
   cursor?: string;
+  scan?: boolean;
 }
 
 function status(value: string): string {
@@ -82,7 +83,8 @@ export function registerDeliveries(program: Command): void {
     .option('--since <duration>', 'only received within this long, e.g. 15m, 2h, 7d', duration)
     .option('--until <duration>', 'only received at least this long ago, e.g. 1h', duration)
     .option('--limit <n>', 'at most this many', integer(1, 10_000), 50)
-    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed');
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
+    .option('--scan', 'read the whole table, not the listing index: finds records written before it');
   addTargetOptions(list);
   addJsonOption(list);
   list.addHelpText(
@@ -135,6 +137,7 @@ async function runList(options: ListOptions): Promise<number> {
         untilMs: options.until === undefined ? undefined : now - options.until,
         limit: options.limit,
         cursor: options.cursor,
+        scan: options.scan,
       })
       .catch((error: unknown) => {
         if (error instanceof InvalidCursorError) throw new UsageError(`--cursor: ${error.message}`);

@@ -33,6 +33,8 @@ export interface ListFilter {
   limit: number;
   /** From the previous page: the next page starts after its last record. */
   cursor?: string;
+  /** Scan the whole table instead: finds records written before the index (they carry no index keys). */
+  scan?: boolean;
 }
 
 export interface ListPage {
@@ -41,6 +43,8 @@ export interface ListPage {
   cursor?: string;
   /** Items DynamoDB read: the queries' ScannedCount plus the records got (or the Scan's ScannedCount). */
   itemsRead: number;
+  /** The read capacity units DynamoDB reported for those reads (what on-demand bills). */
+  readUnits: number;
   /** Set when the table was scanned instead, and why. */
   warning?: string;
 }
@@ -83,7 +87,6 @@ interface Stream {
   buffer: Item[];
   startKey?: Item;
   done: boolean;
-  pageSize: number;
   /** The last entry read from it: everything it has left is older. Unset until its first page. */
   bound?: string;
 }
@@ -114,10 +117,11 @@ export class InboxListing {
   ) {}
 
   async listPage(filter: ListFilter): Promise<ListPage> {
+    if (filter.scan) return this.scanList(filter);
     const range = rangeOf(filter);
     const providers = filter.provider === undefined ? this.providers : [filter.provider];
     if (providers === undefined) return { ...(await this.scanList(filter)), warning: NO_PROVIDERS };
-    const merge = new NewestFirst(this, this.partitions(providers, filter.status), filter.limit, range);
+    const merge = new NewestFirst(this, this.partitions(providers, filter.status), range);
     const records: InboxRecord[] = [];
     let last: string | undefined;
     try {
@@ -137,6 +141,7 @@ export class InboxListing {
     return {
       records,
       itemsRead: merge.itemsRead,
+      readUnits: merge.readUnits,
       ...(merge.exhausted() || last === undefined ? {} : { cursor: encodeCursor(last) }),
     };
   }
@@ -161,7 +166,7 @@ export class InboxListing {
     const filter = { condition, values: { ':match': match } };
     try {
       if (providers === undefined) throw new MissingIndex();
-      const merge = new NewestFirst(this, this.partitions(providers), limit, all, filter);
+      const merge = new NewestFirst(this, this.partitions(providers), all, filter);
       return await this.getAll(await merge.take(limit), merge);
     } catch (error) {
       if (!(error instanceof MissingIndex)) throw error;
@@ -205,6 +210,7 @@ export class InboxListing {
             ...filter?.values,
           }),
           ScanIndexForward: false,
+          ReturnConsumedCapacity: 'TOTAL',
           Limit: limit,
           ExclusiveStartKey: stream.startKey,
         }),
@@ -218,7 +224,7 @@ export class InboxListing {
   }
 
   /** The records of these index entries, in their order; a record deleted since (TTL) is left out. */
-  private async getAll(entries: Item[], counter: { itemsRead: number }): Promise<InboxRecord[]> {
+  private async getAll(entries: Item[], counter: ReadCounter): Promise<InboxRecord[]> {
     const found = new Map<string, InboxRecord>();
     for (let i = 0; i < entries.length; i += BATCH_GET_KEYS) {
       let keys: Record<string, AttributeValue>[] = entries
@@ -226,8 +232,14 @@ export class InboxListing {
         .map((entry) => ({ pk: entry.pk as AttributeValue }));
       while (keys.length > 0) {
         const answer = await callDependency('dynamodb', 'BatchGetItem', () =>
-          this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys } } })),
+          this.client.send(
+            new BatchGetItemCommand({
+              RequestItems: { [this.tableName]: { Keys: keys } },
+              ReturnConsumedCapacity: 'TOTAL',
+            }),
+          ),
         );
+        counter.readUnits += sumUnits(answer.ConsumedCapacity);
         for (const item of answer.Responses?.[this.tableName] ?? []) {
           const record = fromInboxItem(item);
           found.set(record.pk, record);
@@ -258,6 +270,7 @@ export class InboxListing {
     let kept: InboxRecord[] = [];
     let more = false;
     let itemsRead = 0;
+    let readUnits = 0;
     let startKey: Item | undefined;
     do {
       const page = await callDependency('dynamodb', 'Scan', () =>
@@ -268,10 +281,12 @@ export class InboxListing {
             FilterExpression: condition,
             ...(condition.includes('#status') ? { ExpressionAttributeNames: STATUS_NAME } : {}),
             ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
+            ReturnConsumedCapacity: 'TOTAL',
           }),
         ),
       );
       itemsRead += page.ScannedCount ?? 0;
+      readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
       const inRange = (page.Items ?? []).map(fromInboxItem).filter((record) => {
         const position = positionOf(record);
         return position >= range.low && position <= range.high && position !== range.skip;
@@ -282,30 +297,45 @@ export class InboxListing {
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     const last = kept.at(-1);
-    return { records: kept, itemsRead, ...(more && last ? { cursor: encodeCursor(positionOf(last)) } : {}) };
+    return {
+      records: kept,
+      itemsRead,
+      readUnits,
+      ...(more && last ? { cursor: encodeCursor(positionOf(last)) } : {}),
+    };
   }
 }
 
 class MissingIndex extends Error {}
 
+interface ReadCounter {
+  itemsRead: number;
+  readUnits: number;
+}
+
+function sumUnits(consumed: { CapacityUnits?: number }[] | undefined): number {
+  return (consumed ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+}
+
 /**
- * A k-way merge of the partitions, newest first. Each partition is read lazily: a small first page (the
- * limit shared out), and a page twice the last whenever its buffer runs dry, so a listing reads about its
- * page plus a page per partition, however large the table.
+ * A k-way merge of the partitions, newest first. Each partition is read lazily: a first page of what is
+ * wanted shared among the partitions, and another only when it has run dry and what it has left could
+ * come before every other partition's next entry, so a listing reads about its page plus a first page per
+ * partition, however large the table. A filtered merge (the lookups) reads full pages: the filter may drop
+ * most of what a page reads.
  */
-class NewestFirst {
+class NewestFirst implements ReadCounter {
   itemsRead = 0;
+  readUnits = 0;
   private readonly streams: Stream[];
 
   constructor(
     private readonly listing: InboxListing,
     partitions: string[],
-    limit: number,
     private readonly range: Range,
     private readonly filter?: { condition: string; values: Record<string, string> },
   ) {
-    const pageSize = Math.min(MAX_QUERY_PAGE, Math.ceil(limit / partitions.length));
-    this.streams = partitions.map((listKey) => ({ listKey, buffer: [], done: false, pageSize }));
+    this.streams = partitions.map((listKey) => ({ listKey, buffer: [], done: false }));
   }
 
   exhausted(): boolean {
@@ -328,7 +358,12 @@ class NewestFirst {
           s.buffer.length === 0 && !s.done && (s.bound === undefined || head === undefined || s.bound > head),
       );
       if (dry.length > 0) {
-        await Promise.all(dry.map((s) => this.fill(s, count - taken.length)));
+        // What is still wanted, shared among the partitions that may still have some.
+        const live = this.streams.filter((s) => !s.done).length;
+        const share = this.filter
+          ? MAX_QUERY_PAGE
+          : Math.min(MAX_QUERY_PAGE, Math.ceil((count - taken.length) / live));
+        await Promise.all(dry.map((s) => this.fill(s, share)));
         continue;
       }
       const entry = newest?.buffer.shift();
@@ -339,22 +374,21 @@ class NewestFirst {
   }
 
   /** Reads until the stream has an entry or has none left (a filtered page may come back empty). */
-  private async fill(stream: Stream, wanted: number): Promise<void> {
+  private async fill(stream: Stream, pageSize: number): Promise<void> {
     while (stream.buffer.length === 0 && !stream.done) {
       const page = await callDependency(
         'dynamodb',
         'Query',
-        // No more than the merge still needs: one partition cannot give more than that to this call.
-        () => this.listing.query(stream, Math.min(stream.pageSize, wanted), this.range, this.filter),
+        () => this.listing.query(stream, pageSize, this.range, this.filter),
         (error) => (error instanceof MissingIndex ? error : undefined),
       );
       this.itemsRead += page.ScannedCount ?? 0;
+      this.readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
       stream.buffer.push(...(page.Items ?? []));
-      const last = stream.buffer.at(-1);
-      if (last) stream.bound = sortOf(last);
+      // What a partition has left comes after where the query stopped, matched or not.
+      if (page.LastEvaluatedKey) stream.bound = sortOf(page.LastEvaluatedKey);
       stream.startKey = page.LastEvaluatedKey;
       stream.done = stream.startKey === undefined;
-      stream.pageSize = Math.min(MAX_QUERY_PAGE, stream.pageSize * 2);
     }
   }
 }
