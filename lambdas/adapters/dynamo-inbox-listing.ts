@@ -87,8 +87,6 @@ interface Stream {
   buffer: Item[];
   startKey?: Item;
   done: boolean;
-  /** The last entry read from it: everything it has left is older. Unset until its first page. */
-  bound?: string;
 }
 
 /** The range of `listSort` a listing covers, both ends inclusive; `skip` is the previous page's last. */
@@ -319,9 +317,8 @@ function sumUnits(consumed: { CapacityUnits?: number }[] | undefined): number {
 
 /**
  * A k-way merge of the partitions, newest first. Each partition is read lazily: a first page of what is
- * wanted shared among the partitions, and another only when it has run dry and what it has left could
- * come before every other partition's next entry, so a listing reads about its page plus a first page per
- * partition, however large the table. A filtered merge (the lookups) reads full pages: the filter may drop
+ * wanted shared among the partitions, and another only when the merge has taken all it read, so a listing
+ * reads about its page plus a first page per partition, however large the table. A filtered merge (the lookups) reads full pages: the filter may drop
  * most of what a page reads.
  */
 class NewestFirst implements ReadCounter {
@@ -351,12 +348,9 @@ class NewestFirst implements ReadCounter {
         const head = stream.buffer[0];
         if (head && (!newest || sortOf(head) > sortOf(newest.buffer[0] as Item))) newest = stream;
       }
-      // A partition that ran dry is read again only if what it has left could come before that head.
-      const head = newest === undefined ? undefined : sortOf(newest.buffer[0] as Item);
-      const dry = this.streams.filter(
-        (s) =>
-          s.buffer.length === 0 && !s.done && (s.bound === undefined || head === undefined || s.bound > head),
-      );
+      // A partition that ran dry may hold the next entry: it is read again before anything is taken. Only
+      // the last taken can have emptied one, so partitions are read again one at a time, as they are used.
+      const dry = this.streams.filter((s) => s.buffer.length === 0 && !s.done);
       if (dry.length > 0) {
         // What is still wanted, shared among the partitions that may still have some.
         const live = this.streams.filter((s) => !s.done).length;
@@ -385,8 +379,6 @@ class NewestFirst implements ReadCounter {
       this.itemsRead += page.ScannedCount ?? 0;
       this.readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
       stream.buffer.push(...(page.Items ?? []));
-      // What a partition has left comes after where the query stopped, matched or not.
-      if (page.LastEvaluatedKey) stream.bound = sortOf(page.LastEvaluatedKey);
       stream.startKey = page.LastEvaluatedKey;
       stream.done = stream.startKey === undefined;
     }

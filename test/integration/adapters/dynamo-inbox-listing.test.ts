@@ -83,6 +83,10 @@ describe('the attention partitions follow the status', () => {
       claimToken: 'c',
     };
     expect((await inbox.claim(claim)).kind).toBe('claimed');
+    // Listed from the claim on, before the processor has touched it.
+    expect((await inbox.listPage({ provider: 'github', limit: 10 })).records).toMatchObject([
+      { pk, status: 'claimed' },
+    ]);
     const seed = { ...newClaimRecord(claim) };
     const lease = (token: string, nowMs: number) => ({
       token,
@@ -210,6 +214,8 @@ describe('lookups', () => {
       inboxRecord({ provider: 'github', dedupKey: 'abcdef-1', receivedMs: T0, status: 'processed' }),
       inboxRecord({ provider: 'github', dedupKey: 'abcdef-2', receivedMs: T0 + 1, status: 'failed' }),
       inboxRecord({ provider: 'github', dedupKey: 'abcxyz-1', receivedMs: T0 + 2, status: 'processed' }),
+      // The prefix inside a key, not at its start.
+      inboxRecord({ provider: 'github', dedupKey: 'zz-abcdef-9', receivedMs: T0 + 9, status: 'processed' }),
       inboxRecord({ provider: 'stripe', dedupKey: 'abcdef-3', receivedMs: T0 + 3, status: 'processed' }),
       inboxRecord({
         provider: 'stripe',

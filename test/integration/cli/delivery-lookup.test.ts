@@ -44,15 +44,17 @@ describe('lookUpDelivery', () => {
   });
 
   it('says a prefix is too short, with the minimum', async () => {
-    expect(await lookUpDelivery(inbox, 'github', 'uniq…')).toEqual({
+    // One short of the minimum, the ellipsis not counted.
+    expect(await lookUpDelivery(inbox, 'github', 'uniqu…')).toEqual({
       kind: 'too_short',
-      length: 4,
+      length: 5,
       minimum: 6,
     });
   });
 
   it('lists the matches of an ambiguous prefix, newest first, and says when there are more', async () => {
-    const pair = await lookUpDelivery(inbox, 'github', 'pair-aa');
+    // Exactly the minimum is looked up.
+    const pair = await lookUpDelivery(inbox, 'github', 'pair-a');
     expect(pair).toMatchObject({ kind: 'ambiguous', more: false });
     expect(pair.kind === 'ambiguous' && pair.matches.map((r) => [r.dedupKey, r.status])).toEqual([
       ['pair-aa-2', 'dead-lettered'],
