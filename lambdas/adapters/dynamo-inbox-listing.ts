@@ -81,7 +81,7 @@ function decodeCursor(cursor: string): string {
 /** Where a record sits in the index order, whether or not it carries the index keys. */
 const positionOf = (record: InboxRecord) => listSortOf(record.receivedAt, record.pk);
 
-/** One index partition, read newest first a page at a time, each page twice the last. */
+/** One index partition, read newest first a page at a time. */
 interface Stream {
   listKey: string;
   buffer: Item[];
@@ -117,6 +117,8 @@ export class InboxListing {
   async listPage(filter: ListFilter): Promise<ListPage> {
     if (filter.scan) return this.scanList(filter);
     const range = rangeOf(filter);
+    // DynamoDB refuses a BETWEEN whose bounds are the wrong way round (since after until): nothing matches.
+    if (range.low > range.high) return { records: [], itemsRead: 0, readUnits: 0 };
     const providers = filter.provider === undefined ? this.providers : [filter.provider];
     if (providers === undefined) return { ...(await this.scanList(filter)), warning: NO_PROVIDERS };
     const merge = new NewestFirst(this, this.partitions(providers, filter.status), range);

@@ -197,6 +197,11 @@ describe('paging', () => {
     expect(inside.some((r) => Date.parse(r.receivedAt) === untilMs)).toBe(true);
     const pages = await allPages(inbox, { sinceMs, untilMs, limit: 5 });
     expect(keys(pages.flat())).toEqual(keys(newestFirst(inside)));
+    expect(await inbox.listPage({ sinceMs: untilMs, untilMs: sinceMs, limit: 5 })).toEqual({
+      records: [],
+      itemsRead: 0,
+      readUnits: 0,
+    });
   });
 
   it('refuses a cursor it did not make', async () => {
