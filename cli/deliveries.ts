@@ -108,6 +108,37 @@ Examples:
   show.action(async (provider: string, key: string, options: TargetOptions & JsonOption) => {
     process.exitCode = await runShow(provider, key, options);
   });
+
+  const reindex = deliveries
+    .command('reindex')
+    .description('give records written before the listing index their index keys (once, after upgrading)');
+  addTargetOptions(reindex);
+  addJsonOption(reindex);
+  reindex.action(async (options: TargetOptions & JsonOption) => {
+    process.exitCode = await runReindex(options);
+  });
+}
+
+async function runReindex(options: TargetOptions & JsonOption): Promise<number> {
+  const { target } = await openInbox(options);
+  try {
+    const { reindexInbox } = await import('../lambdas/adapters/dynamo-inbox-reindex');
+    const summary = await reindexInbox((await target.clients()).dynamodb, target.tableName, (so_far) => {
+      if (!options.json) process.stderr.write(pc.dim(`read ${so_far.scanned}, indexed ${so_far.indexed}\n`));
+    });
+    if (options.json) {
+      printJson(summary);
+      return 0;
+    }
+    print(
+      `${summary.indexed} record${summary.indexed === 1 ? '' : 's'} indexed, ${summary.scanned} items read` +
+        (summary.skipped > 0 ? `, ${summary.skipped} changed while this ran (run it again)` : '') +
+        ` (${target.description}, table ${target.tableName})`,
+    );
+    return 0;
+  } finally {
+    target.close();
+  }
 }
 
 async function openInbox(options: TargetOptions, provider?: string) {
