@@ -28,6 +28,7 @@ const SECTIONS: SectionEntry[] = [
   { name: 'local-ready', load: () => import('./local-ready') as Promise<{ default: Section<Row> }> },
   { name: 'forwarding', load: () => import('./forwarding') as Promise<{ default: Section<Row> }> },
   { name: 'cost-model', load: () => import('./cost-model') as Promise<{ default: Section<Row> }> },
+  { name: 'list-cost', load: () => import('./list-cost') as Promise<{ default: Section<Row> }> },
 ];
 
 interface SectionReport {
@@ -44,7 +45,8 @@ const USAGE = `Usage: npm run bench -- [--json] [--only <section>]... [--quick]
 Sections, in order: ${SECTIONS.map((s) => s.name).join(', ')}
 cost-model prices the synthesized stack from bench/data/aws-prices.json (see its date) with handler
 times measured in the same run, and what each destination type adds; forwarding times local mode's
-forwarder against a plain fetch of the same bodies; --quick measures fewer deliveries.`;
+forwarder against a plain fetch of the same bodies; list-cost counts the items one deliveries list reads
+from 100,000 records, by Scan and by the listing index; --quick measures fewer deliveries.`;
 
 async function main(): Promise<number> {
   let args: ReturnType<typeof parse>;

@@ -28,7 +28,10 @@ interface ListOptions extends TargetOptions, JsonOption {
   provider?: string;
   status?: string;
   since?: number;
+  until?: number;
   limit: number;
+  cursor?: string;
+  scan?: boolean;
 }
 
 function status(value: string): string {
@@ -117,7 +120,10 @@ export function registerDeliveries(program: Command): void {
     .option('--provider <id>', 'only this provider')
     .option('--status <status>', `only this status: ${STATUSES.join(', ')}`, status)
     .option('--since <duration>', 'only received within this long, e.g. 15m, 2h, 7d', duration)
-    .option('--limit <n>', 'at most this many', integer(1, 10_000), 50);
+    .option('--until <duration>', 'only received at least this long ago, e.g. 1h', duration)
+    .option('--limit <n>', 'at most this many', integer(1, 10_000), 50)
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
+    .option('--scan', 'read the whole table, not the listing index: finds records written before it');
   addTargetOptions(list);
   addJsonOption(list);
   list.addHelpText(
@@ -145,7 +151,38 @@ Examples:
     process.exitCode = await runShow(provider, key, options);
   });
 
+  const reindex = deliveries
+    .command('reindex')
+    .description('give records written before the listing index their index keys (once, after upgrading)');
+  addTargetOptions(reindex);
+  addJsonOption(reindex);
+  reindex.action(async (options: TargetOptions & JsonOption) => {
+    process.exitCode = await runReindex(options);
+  });
+
   registerReplay(deliveries);
+}
+
+async function runReindex(options: TargetOptions & JsonOption): Promise<number> {
+  const { target } = await openInbox(options);
+  try {
+    const { reindexInbox } = await import('../lambdas/adapters/dynamo-inbox-reindex');
+    const summary = await reindexInbox((await target.clients()).dynamodb, target.tableName, (so_far) => {
+      if (!options.json) process.stderr.write(pc.dim(`read ${so_far.scanned}, indexed ${so_far.indexed}\n`));
+    });
+    if (options.json) {
+      printJson(summary);
+      return 0;
+    }
+    print(
+      `${summary.indexed} record${summary.indexed === 1 ? '' : 's'} indexed, ${summary.scanned} items read` +
+        (summary.skipped > 0 ? `, ${summary.skipped} changed while this ran (run it again)` : '') +
+        ` (${target.description}, table ${target.tableName})`,
+    );
+    return 0;
+  } finally {
+    target.close();
+  }
 }
 
 async function openInbox(options: TargetOptions, provider?: string) {
@@ -155,19 +192,34 @@ async function openInbox(options: TargetOptions, provider?: string) {
   const { resolveTarget } = await import('./target');
   const target = await resolveTarget(options, project.config, project.cwd);
   const { DynamoInbox } = await import('../lambdas/adapters/dynamo-inbox');
-  const inbox = new DynamoInbox((await target.clients()).dynamodb, target.tableName);
+  // The configured providers: a listing without --provider reads each one's index partitions.
+  const inbox = new DynamoInbox((await target.clients()).dynamodb, target.tableName, {
+    providers: Object.keys(project.config.providers),
+  });
   return { ...project, target, inbox };
 }
 
 async function runList(options: ListOptions): Promise<number> {
   const { target, inbox } = await openInbox(options, options.provider);
   try {
-    const records = await inbox.list({
-      provider: options.provider,
-      status: options.status as InboxRecord['status'] | undefined,
-      sinceMs: options.since === undefined ? undefined : Date.now() - options.since,
-      limit: options.limit,
-    });
+    const { InvalidCursorError } = await import('../lambdas/adapters/dynamo-inbox-listing');
+    const now = Date.now();
+    const page = await inbox
+      .listPage({
+        provider: options.provider,
+        status: options.status as InboxRecord['status'] | undefined,
+        sinceMs: options.since === undefined ? undefined : now - options.since,
+        untilMs: options.until === undefined ? undefined : now - options.until,
+        limit: options.limit,
+        cursor: options.cursor,
+        scan: options.scan,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof InvalidCursorError) throw new UsageError(`--cursor: ${error.message}`);
+        throw error;
+      });
+    const { records } = page;
+    if (page.warning) process.stderr.write(`${pc.yellow(`warning: ${page.warning}`)}\n`);
     if (options.json) {
       printJson(records.map(publicRecord));
       return 0;
@@ -197,6 +249,7 @@ async function runList(options: ListOptions): Promise<number> {
           'Details: webhook-inbox deliveries show <provider> <dedup key or prefix>',
       ),
     );
+    if (page.cursor) print(pc.dim(`More: the same command with --cursor ${page.cursor}`));
     return 0;
   } finally {
     target.close();
@@ -212,31 +265,35 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
   if (options.hex && !options.reveal) throw new UsageError('--hex goes with --reveal');
   const { target, inbox } = await openInbox(options, providerId);
   try {
-    let record = await inbox.get(`${providerId}#${key}`);
-    if (!record) {
-      // A prefix, as `deliveries list` shortens long keys.
-      const prefix = key.replace(/…$/, '');
-      const matches =
-        prefix.length >= 6
-          ? (await inbox.list({ provider: providerId, limit: 100_000 })).filter((r) =>
-              r.dedupKey.startsWith(prefix),
-            )
-          : [];
-      if (matches.length > 1) {
-        throw new UsageError(
-          `"${prefix}" matches ${matches.length} ${providerId} deliveries; give more of the key`,
-        );
-      }
-      record = matches[0];
+    const { lookUpDelivery } = await import('./delivery-lookup');
+    const lookup = await lookUpDelivery(inbox, providerId, key);
+    if (lookup.kind === 'ambiguous') {
+      process.stderr.write(
+        `${table(
+          ['provider', 'dedup key', 'received (UTC)', 'status'],
+          lookup.matches.map((r) => [
+            r.provider,
+            r.dedupKey,
+            formatTime(r.receivedAt),
+            inboxStatus(r.status),
+          ]),
+        )}\n`,
+      );
+      throw new UsageError(
+        `"${key.replace(/…$/, '')}" matches ${lookup.more ? `more than ${lookup.matches.length}` : lookup.matches.length} ` +
+          `${providerId} deliveries (above, newest first); give more of the key`,
+      );
     }
-    if (!record) {
+    if (lookup.kind !== 'found') {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
-        key.replace(/…$/, '').length < 6
-          ? 'give the whole key, or at least its first 6 characters (`webhook-inbox deliveries list` shows them)'
+        lookup.kind === 'too_short'
+          ? `a prefix needs at least ${lookup.minimum} characters and this one has ${lookup.length}: ` +
+              'give more of the key, or all of it (`webhook-inbox deliveries list` shows them)'
           : 'list them with `webhook-inbox deliveries list`',
       );
     }
+    const { record } = lookup;
     const revealed = options.reveal ? await reveal(target, record) : undefined;
     if (options.json) {
       printJson({

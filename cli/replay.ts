@@ -53,7 +53,10 @@ export async function openReplayTarget(target: Target): Promise<ReplayTarget> {
   ]);
   return {
     target,
-    inbox: new DynamoInbox(clients.dynamodb, target.tableName),
+    // The configured providers: a filter without --provider reads each one's index partitions.
+    inbox: new DynamoInbox(clients.dynamodb, target.tableName, {
+      providers: Object.keys(target.config.providers),
+    }),
     queue: new SqsDeliveryQueue(clients.sqs, target.queueUrl),
     payloads: new S3PayloadReader(clients.s3, target.bucketName),
   };
@@ -187,35 +190,19 @@ async function datarefFor(
 }
 
 /** The listing as the inbox offers it: page by page where it can (listPage), else one list call. */
-interface Listing {
-  list: DynamoInbox['list'];
-  listPage?: (filter: {
-    provider?: string;
-    status?: InboxStatus;
-    sinceMs?: number;
-    untilMs?: number;
-    limit: number;
-    cursor?: string;
-  }) => Promise<{ records: InboxRecord[]; cursor?: string }>;
-}
-
-/** Every record the filter matches, newest first. */
-export async function matchingRecords(inbox: Listing, filter: ReplayFilter): Promise<InboxRecord[]> {
-  const within = (r: InboxRecord) =>
-    Date.parse(r.receivedAt) >= filter.sinceMs &&
-    (filter.untilMs === undefined || Date.parse(r.receivedAt) < filter.untilMs);
-  if (typeof inbox.listPage === 'function') {
-    const records: InboxRecord[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await inbox.listPage({ ...filter, limit: 100, ...(cursor ? { cursor } : {}) });
-      records.push(...page.records);
-      cursor = page.cursor;
-    } while (cursor !== undefined);
-    return records.filter(within);
-  }
-  const { untilMs: _until, ...listFilter } = filter;
-  return (await inbox.list({ ...listFilter, limit: Number.MAX_SAFE_INTEGER })).filter(within);
+/** Every record the filter matches, newest first, a page of the listing index at a time. */
+export async function matchingRecords(
+  inbox: Pick<DynamoInbox, 'listPage'>,
+  filter: ReplayFilter,
+): Promise<InboxRecord[]> {
+  const records: InboxRecord[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await inbox.listPage({ ...filter, limit: 100, ...(cursor ? { cursor } : {}) });
+    records.push(...page.records);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return records;
 }
 
 /**
@@ -232,7 +219,7 @@ export async function replayMany(
     onProgress?(done: number, total: number): void;
   } = {},
 ): Promise<ReplaySummary> {
-  const records = await matchingRecords(opened.inbox as Listing, filter);
+  const records = await matchingRecords(opened.inbox, filter);
   const summary: ReplaySummary = {
     matched: records.length,
     replayed: 0,

@@ -35,6 +35,7 @@ import { arnBytesUpperBound, SECRET_ARN_BYTES_UPPER_BOUND } from './lambda-envir
 import { type DestinationMonitoringTarget, queueAgeThreshold } from './monitoring';
 import { createQueuePair, type QueuePair } from './queue-pair';
 import { signingSecret } from './secrets';
+import { grantOnTable } from './table-grant';
 
 /**
  * The forwarder's table actions: it reads and rewrites a delivery's per-destination history on its inbox
@@ -196,7 +197,7 @@ export class InboxDestinations extends Construct {
       );
     }
 
-    table.grant(forwarder, ...FORWARDER_TABLE_ACTIONS);
+    grantOnTable(table, forwarder, ...FORWARDER_TABLE_ACTIONS);
     forwarder.addToRolePolicy(
       new iam.PolicyStatement({
         // GetObject: bodies over inlineLimitBytes. PutObject: an EventBridge event over PutEvents' 256 KB

@@ -25,6 +25,7 @@ import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { CONTEXT_KEY, type Config, forwardDestinations, type ResolvedProvider } from '../config/index';
 import { encodeLambdaConfig } from '../config/lambda-config';
+import { LIST_INDEX } from '../config/list-index';
 import {
   forwarderTimeoutSeconds,
   INBOX_TABLE,
@@ -54,6 +55,7 @@ import {
 import { type ForwardingAlarms, type InboxAlarms, InboxMonitoring, queueAgeThreshold } from './monitoring';
 import { createQueuePair } from './queue-pair';
 import { signingSecret } from './secrets';
+import { grantOnTable } from './table-grant';
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -341,6 +343,15 @@ export class WebhookInbox extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       removalPolicy,
+    });
+    // The listing index (config/list-index.ts): `deliveries list` and the console read it with the operator's
+    // own credentials; no Lambda reads it. One index only: CloudFormation adds one GSI per stack update.
+    this.table.addGlobalSecondaryIndex({
+      indexName: LIST_INDEX.name,
+      partitionKey: { name: LIST_INDEX.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: LIST_INDEX.sortKey, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...LIST_INDEX.nonKeyAttributes],
     });
 
     const accessLogsPrefix = props.serverAccessLogsPrefix ?? 'payloads/';
@@ -707,7 +718,8 @@ export class WebhookInbox extends Construct {
   private grantLeastPrivilege(secretArns: Record<string, string>): void {
     const verify = this.verifyFunction;
     const processor = this.processorFunction;
-    this.table.grant(
+    grantOnTable(
+      this.table,
       verify,
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
@@ -729,7 +741,7 @@ export class WebhookInbox extends Construct {
       }),
     );
 
-    this.table.grant(processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    grantOnTable(this.table, processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     // The processor never sends to the DLQ: a retry's backoff and a give-up are both a visibility change,
     // and SQS's redrive policy does the moving (so every DLQ message can be redriven from the console).
     this.queue.grant(processor, 'sqs:ChangeMessageVisibility');

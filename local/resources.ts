@@ -11,6 +11,7 @@ import {
   SetQueueAttributesCommand,
 } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
+import { LIST_INDEX } from '../config/list-index';
 import { INBOX_TABLE, queueSettings, redrivePolicyAttribute } from '../config/resources';
 import type { AwsClients } from '../lambdas/adapters/clients';
 import { isAwsError } from '../lambdas/adapters/dependency-call';
@@ -45,13 +46,27 @@ async function ensureTable(clients: Clients, tableName: string): Promise<void> {
     await clients.dynamodb.send(
       new CreateTableCommand({
         TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: INBOX_TABLE.partitionKey, AttributeType: 'S' }],
+        AttributeDefinitions: [INBOX_TABLE.partitionKey, LIST_INDEX.partitionKey, LIST_INDEX.sortKey].map(
+          (name) => ({ AttributeName: name, AttributeType: 'S' }),
+        ),
         KeySchema: [{ AttributeName: INBOX_TABLE.partitionKey, KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: LIST_INDEX.name,
+            KeySchema: [
+              { AttributeName: LIST_INDEX.partitionKey, KeyType: 'HASH' },
+              { AttributeName: LIST_INDEX.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...LIST_INDEX.nonKeyAttributes] },
+          },
+        ],
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
   } catch (error) {
-    // Already there: a --data-dir restart.
+    // Already there: a --data-dir restart. A table an older version made has no list index, and dynalite
+    // cannot add one (its UpdateTable ignores GlobalSecondaryIndexUpdates): the listing scans it, with a
+    // warning (dynamo-inbox-listing.ts), until the data directory is made afresh.
     if (!isAwsError(error, 'ResourceInUseException')) throw error;
   }
   await waitUntilTableExists(

@@ -6,6 +6,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import { listAttributes } from '../../config/list-index';
 import { UNKNOWN_EVENT_TYPE } from '../core/envelope';
 import {
   type ClaimOutcome,
@@ -61,7 +62,8 @@ export class DynamoClaims implements ClaimStore {
       this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
-          Item: toInboxItem(record),
+          // The record's place in the listing index: its one index write (config/list-index.ts).
+          Item: { ...toInboxItem(record), ...toAttributes(listAttributes(record)) },
           ConditionExpression: claimable.condition,
           ExpressionAttributeNames: STATUS_NAME,
           ExpressionAttributeValues: toAttributes({

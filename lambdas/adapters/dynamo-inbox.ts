@@ -2,7 +2,12 @@
 // condition means is decided in core/inbox.ts. A failed condition is followed by a consistent read rather
 // than ReturnValuesOnConditionCheckFailure, which dynalite ignores. The verify side (claim, release, get)
 // is DynamoClaims, so the verify bundle carries none of the rest.
-import { ScanCommand, UpdateItemCommand, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBClient,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { listKeyOf, listSortOf } from '../../config/list-index';
 import type { ArchiveFacts } from '../core/archive';
 import { FORWARD_ATTRIBUTE_PREFIX } from '../core/destinations/forward-state';
 import { DependencyError } from '../core/errors';
@@ -14,9 +19,10 @@ import {
   type LeaseRequest,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
-import { callDependency, conditionalWrite } from './dependency-call';
+import { conditionalWrite } from './dependency-call';
 import { DynamoClaims, STATUS_NAME, withSameType } from './dynamo-claims';
-import { fromInboxItem, type Item, toAttributes } from './inbox-item';
+import { InboxListing, type ListFilter, type ListPage } from './dynamo-inbox-listing';
+import { type Item, toAttributes } from './inbox-item';
 
 const OWN_LEASE = 'processingToken = :processingToken';
 // Not processed, the same bytes and event type as the record, not this very message given up already,
@@ -72,15 +78,20 @@ function archiveValues(facts: ArchiveFacts | undefined): {
   };
 }
 
-/** Keeps `limit` records, newest `receivedAt` first. ISO-8601 UTC strings sort as their instants do. */
-function newestFirst(records: InboxRecord[], limit: number): InboxRecord[] {
-  return records
-    .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : a.receivedAt > b.receivedAt ? -1 : 0))
-    .slice(0, limit);
-}
-
 /** The whole inbox: the claims (DynamoClaims), and the processor's and the operators' transitions. */
 export class DynamoInbox extends DynamoClaims implements Inbox {
+  private readonly listing: InboxListing;
+
+  constructor(
+    client: DynamoDBClient,
+    tableName: string,
+    /** The configured providers: a listing without a provider filter reads each one's index partitions. */
+    options: { providers?: readonly string[] } = {},
+  ) {
+    super(client, tableName);
+    this.listing = new InboxListing(client, tableName, options.providers);
+  }
+
   async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
     return this.leaseOrClassify(pk, seed, lease, true);
   }
@@ -113,6 +124,9 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       'messageId = :messageId',
       'leaseReceiveCount = :receiveCount',
       ...seedSets,
+      // Out of the attention partition, if a failure put it there; a recreated record enters the index.
+      'listKey = :listKey',
+      'listSort = if_not_exists(listSort, :listSort)',
       ...archiveSets,
     ];
     const leasable = withSameType(LEASABLE, lease.eventType);
@@ -135,6 +149,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':sha': lease.payloadSha256,
         ':messageId': lease.messageId,
         ':receiveCount': lease.receiveCount,
+        ':listKey': listKeyOf(pk, 'processing'),
+        ':listSort': listSortOf(seedValues.receivedAt as string, pk),
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
         ...archive.values,
       },
@@ -190,10 +206,16 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async markFailed(pk: string, processingToken: string, errorCode: string, _nowMs: number): Promise<boolean> {
     return this.update(pk, {
       UpdateExpression:
-        'SET #status = :failed, lastErrorCode = :code REMOVE leaseUntil, processingToken, lastErrorDetail ' +
-        'ADD attempts :one',
+        'SET #status = :failed, lastErrorCode = :code, listKey = :listKey ' +
+        'REMOVE leaseUntil, processingToken, lastErrorDetail ADD attempts :one',
       ConditionExpression: OWN_LEASE,
-      values: { ':failed': 'failed', ':code': errorCode, ':one': 1, ':processingToken': processingToken },
+      values: {
+        ':failed': 'failed',
+        ':code': errorCode,
+        ':one': 1,
+        ':processingToken': processingToken,
+        ':listKey': listKeyOf(pk, 'failed'),
+      },
     });
   }
 
@@ -209,7 +231,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     const marked = await this.update(pk, {
       UpdateExpression:
         'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
-        `deadLetteredAt = :at${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
+        `deadLetteredAt = :at, listKey = :listKey${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
         `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ADD attempts :one`,
       ConditionExpression: OWN_LEASE,
       values: {
@@ -220,6 +242,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':at': new Date(mark.nowMs).toISOString(),
         ':one': 1,
         ':processingToken': processingToken,
+        ':listKey': listKeyOf(pk, 'dead-lettered'),
       },
     });
     if (marked) return true;
@@ -232,10 +255,11 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // lease stays with its holder: taking its token away would make that worker's mark fail and the
     // effect run again. A record dead-lettered after the move began belongs to a newer give-up.
     return this.update(pk, {
-      UpdateExpression: 'SET #status = :enqueued REMOVE leaseUntil, processingToken',
+      UpdateExpression: 'SET #status = :enqueued, listKey = :listKey REMOVE leaseUntil, processingToken',
       ConditionExpression: REQUEUEABLE,
       values: {
         ':enqueued': 'enqueued',
+        ':listKey': listKeyOf(pk, 'enqueued'),
         ':deadLettered': 'dead-lettered',
         ':failed': 'failed',
         ':claimed': 'claimed',
@@ -262,7 +286,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     const at = new Date(replay.nowMs).toISOString();
     return this.update(seen.pk, {
       UpdateExpression:
-        'SET #status = :enqueued, enqueuedAt = :at, lastReplayedAt = :at' +
+        // Home from an attention partition (config/list-index.ts), as every move out of failed does.
+        'SET #status = :enqueued, enqueuedAt = :at, lastReplayedAt = :at, listKey = :listKey' +
         (replay.by === undefined ? '' : ', lastReplayedBy = :by') +
         ` REMOVE ${['forwardedAt', 'leaseUntil', 'processingToken', ...Object.keys(names)].join(', ')}` +
         ' ADD replays :one',
@@ -270,6 +295,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       names,
       values: {
         ':enqueued': 'enqueued',
+        ':listKey': listKeyOf(seen.pk, 'enqueued'),
         ':processed': 'processed',
         ':deadLettered': 'dead-lettered',
         ':processing': 'processing',
@@ -293,12 +319,13 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async unmarkReplayed(seen: InboxRecord, replayedAtMs: number): Promise<boolean> {
     return this.update(seen.pk, {
       UpdateExpression:
-        'SET #status = :previous' +
+        'SET #status = :previous, listKey = :listKey' +
         (seen.forwardedAt === undefined ? '' : ', forwardedAt = :forwardedAt') +
         ' ADD replays :minusOne',
       ConditionExpression: '#status = :enqueued AND lastReplayedAt = :at',
       values: {
         ':previous': seen.status,
+        ':listKey': listKeyOf(seen.pk, seen.status),
         ':forwardedAt': seen.forwardedAt,
         ':enqueued': 'enqueued',
         ':at': new Date(replayedAtMs).toISOString(),
@@ -308,8 +335,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   }
 
   /**
-   * An operator's listing. Scan returns items in hash order, not by time, so the whole (filtered) table is
-   * read and only the newest `limit` are kept; fine for the CLI on an inbox bounded by its dedup TTL.
+   * An operator's listing by a Scan of the whole table, as before the listing index: kept for the callers
+   * that read a small table whole. listPage reads the page instead.
    */
   async list(filter: {
     provider?: string;
@@ -317,35 +344,21 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     sinceMs?: number;
     limit: number;
   }): Promise<InboxRecord[]> {
-    // Only deliveries: the resource-version items that share the table (see dynamo-resource-versions.ts)
-    // have no status.
-    const conditions: string[] = ['attribute_exists(#status)'];
-    if (filter.provider !== undefined) conditions.push('provider = :provider');
-    if (filter.status !== undefined) conditions.push('#status = :status');
-    if (filter.sinceMs !== undefined) conditions.push('receivedAt >= :since');
-    const values = toAttributes({
-      ':provider': filter.provider,
-      ':status': filter.status,
-      ':since': filter.sinceMs === undefined ? undefined : new Date(filter.sinceMs).toISOString(),
-    });
-    let kept: InboxRecord[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await callDependency('dynamodb', 'Scan', () =>
-        this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            ExclusiveStartKey: startKey,
-            FilterExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: STATUS_NAME,
-            ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
-          }),
-        ),
-      );
-      kept = newestFirst([...kept, ...(page.Items ?? []).map(fromInboxItem)], filter.limit);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return kept;
+    return (await this.listing.scanList(filter)).records;
+  }
+
+  /** A page of deliveries, newest first, read through the listing index (dynamo-inbox-listing.ts). */
+  listPage(filter: ListFilter): Promise<ListPage> {
+    return this.listing.listPage(filter);
+  }
+
+  /** Deliveries whose dedup key starts with `prefix` (at least MIN_KEY_PREFIX characters), newest first. */
+  findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]> {
+    return this.listing.findByPrefix(provider, prefix, limit);
+  }
+
+  findByDeliveryId(deliveryId: string, provider?: string, limit?: number): Promise<InboxRecord[]> {
+    return this.listing.findByDeliveryId(deliveryId, provider, limit);
   }
 
   /** A conditional UpdateItem: true if it applied, false if its condition failed. */

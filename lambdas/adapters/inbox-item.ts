@@ -2,6 +2,7 @@
 // a binary attribute (base64 on the record), so a hand-written mapping is enough (@aws-sdk/util-dynamodb is not published in the client's 3.1164.0 line, and adding a second
 // SDK version line for two conversions is not worth it).
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { LIST_ATTRIBUTE_NAMES } from '../../config/list-index';
 import type { InboxRecord } from '../core/inbox';
 
 export type Item = Record<string, AttributeValue>;
@@ -47,6 +48,7 @@ export function toInboxItem(record: InboxRecord): Item {
 export function fromInboxItem(item: Item): InboxRecord {
   const record: Record<string, string | number> = {};
   for (const [name, value] of Object.entries(item)) {
+    if (LIST_ATTRIBUTE_NAMES.has(name)) continue;
     if (NUMBER_ATTRIBUTES.has(name) && value.N !== undefined) record[name] = Number(value.N);
     else if (value.S !== undefined) record[name] = value.S;
     else if (BINARY_ATTRIBUTES.has(name) && value.B !== undefined)

@@ -200,9 +200,43 @@ describe('inbox table', () => {
   it(`keys on the ${INBOX_TABLE.partitionKey} string attribute, on demand`, () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: INBOX_TABLE.partitionKey, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: INBOX_TABLE.partitionKey, AttributeType: 'S' }],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: INBOX_TABLE.partitionKey, AttributeType: 'S' },
+      ]),
       BillingMode: 'PAY_PER_REQUEST',
     });
+  });
+
+  it('has exactly one index, the listing index, with its keys and projection as the README gives them', () => {
+    // Literals, not the constants the stack imports: a renamed key or a wider projection must show here.
+    // One index only: CloudFormation cannot add two GSIs to a deployed table in one update.
+    const [table] = Object.values(resourcesOf(template, 'AWS::DynamoDB::Table')) as {
+      Properties: Record<string, unknown>;
+    }[];
+    expect(table?.Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'list-by-time',
+        KeySchema: [
+          { AttributeName: 'listKey', KeyType: 'HASH' },
+          { AttributeName: 'listSort', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['deliveryId'] },
+      },
+    ]);
+    expect(table?.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'listKey', AttributeType: 'S' },
+        { AttributeName: 'listSort', AttributeType: 'S' },
+      ]),
+    );
+  });
+
+  it('grants no Lambda the listing index: table actions name the table only', () => {
+    const dynamoResources = allStatements(template)
+      .filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('dynamodb:')))
+      .flatMap(({ statement }) => [statement.Resource].flat());
+    expect(dynamoResources.length).toBeGreaterThan(0);
+    expect(JSON.stringify(dynamoResources)).not.toContain('/index/');
   });
 
   it(`expires items through TTL on ${INBOX_TABLE.ttlAttribute}`, () => {

@@ -136,6 +136,43 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     expect(shown.messageId).toEqual(expect.any(String));
     expect(shown.receivedAt).toEqual(expect.any(String));
   });
+
+  it('pages with the cursor it prints, and reindexes nothing on a table that has the index', async () => {
+    const first = await runCli(project.dir, ['deliveries', 'list', '--provider', 'mobazha', '--limit', '2']);
+    expect(first.code, first.stderr).toBe(0);
+    const cursor = /--cursor (\S+)/.exec(first.stdout)?.[1];
+    expect(cursor).toBeDefined();
+    const [rest, reindexed] = await Promise.all([
+      runCli(project.dir, [
+        'deliveries',
+        'list',
+        '--provider',
+        'mobazha',
+        '--cursor',
+        cursor as string,
+        '--json',
+      ]),
+      runCli(project.dir, ['deliveries', 'reindex', '--json']),
+    ]);
+    const seen = [...dedupKeys].filter((key) => first.stdout.includes(key.slice(0, 20)));
+    expect(seen).toHaveLength(2);
+    expect(json<InboxRecord[]>(rest).map((r) => r.dedupKey)).toEqual(
+      dedupKeys.filter((k) => !seen.includes(k)),
+    );
+    expect(json<{ indexed: number }>(reindexed).indexed).toBe(0);
+  });
+
+  it('shows a delivery by a unique key prefix, and says a prefix is too short with the minimum', async () => {
+    const key = dedupKeys[0] as string;
+    const [unique, short] = await Promise.all([
+      runCli(project.dir, ['deliveries', 'show', 'mobazha', `${key.slice(0, 12)}…`, '--json']),
+      runCli(project.dir, ['deliveries', 'show', 'mobazha', key.slice(0, 3)]),
+    ]);
+    expect(unique.code, unique.stderr).toBe(0);
+    expect(json<InboxRecord>(unique).dedupKey).toBe(key);
+    expect(short.code).toBe(1);
+    expect(oneLineError(short)).toMatch(/a prefix needs at least 6 characters and this one has 3/);
+  });
 });
 
 describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {

@@ -1,0 +1,39 @@
+// Which delivery `deliveries show <provider> <key>` means: the whole dedup key, or a prefix of it (as
+// `deliveries list` shortens long keys with an ellipsis), looked up in the listing index rather than by
+// reading the table.
+import { MIN_KEY_PREFIX } from '../lambdas/adapters/dynamo-inbox-listing';
+import type { InboxRecord } from '../lambdas/core/inbox';
+
+/** How many matches an ambiguous prefix lists. */
+export const AMBIGUOUS_SHOWN = 10;
+
+export type Lookup =
+  | { kind: 'found'; record: InboxRecord }
+  | { kind: 'not_found' }
+  /** Not a whole key, and too short to be looked up as a prefix. */
+  | { kind: 'too_short'; length: number; minimum: number }
+  /** The first AMBIGUOUS_SHOWN matches, newest first; `more` when there are others. */
+  | { kind: 'ambiguous'; matches: InboxRecord[]; more: boolean };
+
+export interface LookupInbox {
+  get(pk: string): Promise<InboxRecord | undefined>;
+  findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]>;
+}
+
+export async function lookUpDelivery(inbox: LookupInbox, provider: string, key: string): Promise<Lookup> {
+  const record = await inbox.get(`${provider}#${key}`);
+  if (record) return { kind: 'found', record };
+  const prefix = key.replace(/…$/, '');
+  if (prefix.length < MIN_KEY_PREFIX) {
+    return { kind: 'too_short', length: prefix.length, minimum: MIN_KEY_PREFIX };
+  }
+  const matches = await inbox.findByPrefix(provider, prefix, AMBIGUOUS_SHOWN + 1);
+  const [only] = matches;
+  if (matches.length === 1 && only) return { kind: 'found', record: only };
+  if (matches.length === 0) return { kind: 'not_found' };
+  return {
+    kind: 'ambiguous',
+    matches: matches.slice(0, AMBIGUOUS_SHOWN),
+    more: matches.length > AMBIGUOUS_SHOWN,
+  };
+}
