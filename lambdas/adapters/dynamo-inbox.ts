@@ -178,10 +178,13 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // lease stays with its holder: taking its token away would make that worker's mark fail and the
     // effect run again. A record dead-lettered after the move began belongs to a newer give-up.
     return this.update(pk, {
-      UpdateExpression: 'SET #status = :enqueued REMOVE leaseUntil, processingToken',
+      // redrivenAt is for the record's timeline (the console's): when an operator last moved it back.
+      UpdateExpression:
+        'SET #status = :enqueued, redrivenAt = :redrivenAt REMOVE leaseUntil, processingToken',
       ConditionExpression: REQUEUEABLE,
       values: {
         ':enqueued': 'enqueued',
+        ':redrivenAt': new Date(nowMs).toISOString(),
         ':deadLettered': 'dead-lettered',
         ':failed': 'failed',
         ':claimed': 'claimed',
