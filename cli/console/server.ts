@@ -47,6 +47,8 @@ export interface ConsoleOptions {
 }
 
 export interface RunningConsole {
+  /** The address the server listens on: always 127.0.0.1. */
+  address: string;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -338,8 +340,10 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, '127.0.0.1', () => {
-      port = (server.address() as AddressInfo).port;
+      const bound = server.address() as AddressInfo;
+      port = bound.port;
       resolve({
+        address: bound.address,
         port,
         url: `http://127.0.0.1:${port}/?token=${options.token}`,
         close: () =>
