@@ -18,15 +18,33 @@ export function queueRetentionSeconds(config: Config): number {
 }
 
 /**
- * How long an inbox record lives: the provider's dedup TTL, but never less than the main queue keeps a
- * message. A record that expired while its delivery is still being retried would let the provider's retry
- * in as a new delivery (a second effect), or other bytes under the same id in with a 202.
+ * The dedup window: how long a record refuses the same dedup key as a duplicate. The provider's dedup TTL,
+ * but never less than the main queue keeps a message. A window that closed while its delivery is still
+ * being retried would let the provider's retry in as a new delivery (a second effect), or other bytes
+ * under the same id in with a 202. The claim condition reads it from the record's `dedupUntil`.
  */
-export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
+export function dedupWindowSeconds(
+  config: Config,
+  provider: { dedupTtlSeconds: number } | undefined,
+): number {
   return Math.max(
     provider?.dedupTtlSeconds ?? 7 * 86_400,
     queueRetentionSeconds(config) + forwardingSeconds(config),
   );
+}
+
+/** How long the archive keeps a delivery's bytes (config `archive.retentionDays`); 0 when it is off. */
+export function archiveRetentionSeconds(config: Pick<Config, 'archive'>): number {
+  return config.archive.retentionDays * 86_400;
+}
+
+/**
+ * How long an inbox record lives (its TTL, `expiresAt`): the dedup window, or the archive's retention if
+ * longer, since the record is what names the archived bytes. Past the dedup window a record that still
+ * lives is history only: the same dedup key is claimed as new (see dedupUntil in core/inbox.ts).
+ */
+export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
+  return Math.max(dedupWindowSeconds(config, provider), archiveRetentionSeconds(config));
 }
 
 /**

@@ -32,6 +32,9 @@ export const MAX_BODY_BYTES_LIMIT = 6_000_000;
  */
 export const MAX_INLINE_LIMIT_BYTES = 700_000;
 
+/** The largest body the archive keeps inside an inbox record (DynamoDB items hold 400 KB). */
+export const MAX_ARCHIVE_INLINE_BYTES = 262_144;
+
 const headerName = z.string().check(z.regex(HEADER_NAME));
 
 export const genericHmacOptionsSchema = z.strictObject({
@@ -184,6 +187,27 @@ export type DestinationConfig = z.output<typeof destinationSchema>;
  */
 export const MAX_DESTINATIONS = 10;
 
+/** The archive's defaults (README, configuration reference). 4096: see the crossover in bench/cost-model.ts. */
+export const ARCHIVE_DEFAULTS = { retentionDays: 30, inlineMaxBytes: 4096 } as const;
+
+/**
+ * The archive: the raw bytes of every accepted delivery, kept for replay (README, Archive and replay).
+ * Bodies up to `inlineMaxBytes` live in the inbox record itself; larger ones in the payload bucket.
+ */
+export const archiveSchema = z.strictObject({
+  /** Days the bytes (and the record that names them) are kept; 0 keeps none. */
+  retentionDays: z._default(z.number().check(z.int(), z.gte(0), z.lte(365)), ARCHIVE_DEFAULTS.retentionDays),
+  /**
+   * Bodies up to this many bytes are kept in the record; larger ones as an S3 object. Every later write to
+   * the record is charged on its size, so inline pays only for small bodies (bench/cost-model.ts). The
+   * ceiling keeps a record well under DynamoDB's 400 KB item limit.
+   */
+  inlineMaxBytes: z._default(
+    z.number().check(z.int(), z.gte(0), z.lte(MAX_ARCHIVE_INLINE_BYTES)),
+    ARCHIVE_DEFAULTS.inlineMaxBytes,
+  ),
+});
+
 export const configSchema = z.strictObject({
   providers: z.optional(z.record(z.string().check(z.regex(PROVIDER_ID_PATTERN)), providerSchema)),
   /**
@@ -213,5 +237,6 @@ export const configSchema = z.strictObject({
   ),
   /** The claim lease: how long a claimed-but-unmarked delivery blocks a retry. */
   claimLeaseSeconds: z._default(z.number().check(z.int(), z.gte(1), z.lte(900)), 30),
+  archive: z._default(archiveSchema, { ...ARCHIVE_DEFAULTS }),
 });
 export type ConfigInput = z.input<typeof configSchema>;

@@ -23,9 +23,11 @@ export const STATUS_NAME = { '#status': 'status' };
 
 // A lapsed claim may be retaken only by the same bytes under the same event type: a different body under
 // the same signed id, or the same body named as another event, is a conflict (409) whether or not the
-// first claim's verify invocation is still alive. An expired record is anyone's: the dedup window is over.
+// first claim's verify invocation is still alive. A record past its dedup window is anyone's, even while
+// it lives on for the archive; a record written before `dedupUntil` existed has its window in `expiresAt`.
 const CLAIMABLE =
-  'attribute_not_exists(pk) OR expiresAt < :nowSec OR ' +
+  'attribute_not_exists(pk) OR dedupUntil < :nowSec OR ' +
+  '(attribute_not_exists(dedupUntil) AND expiresAt < :nowSec) OR ' +
   '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha AND (SAME_TYPE))';
 const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 

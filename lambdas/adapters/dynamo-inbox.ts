@@ -3,6 +3,8 @@
 // than ReturnValuesOnConditionCheckFailure, which dynalite ignores. The verify side (claim, release, get)
 // is DynamoClaims, so the verify bundle carries none of the rest.
 import { ScanCommand, UpdateItemCommand, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import type { ArchiveFacts } from '../core/archive';
+import { FORWARD_ATTRIBUTE_PREFIX } from '../core/destinations/forward-state';
 import { DependencyError } from '../core/errors';
 import {
   classifyLeaseRefusal,
@@ -42,9 +44,33 @@ const SEED_ATTRIBUTES = [
   'eventType',
   'deliveryId',
   'expiresAt',
+  'dedupUntil',
   'receivedAt',
   'attempts',
 ] as const;
+
+/**
+ * The archive's attributes as expression values: the text ones, and the body as a binary value bound to
+ * `:archive_archiveBody` (in `binary`, already in DynamoDB's form).
+ */
+function archiveValues(facts: ArchiveFacts | undefined): {
+  /** Every attribute written, each bound to `:archive_<name>`. */
+  names: string[];
+  values: Record<string, string>;
+  binary?: Item;
+} {
+  if (!facts) return { names: [], values: {} };
+  const { archiveBody, ...text } = facts;
+  const written = Object.entries(text).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const values = Object.fromEntries(written.map(([name, value]) => [`:archive_${name}`, value]));
+  const names = written.map(([name]) => name);
+  if (archiveBody === undefined) return { names, values };
+  return {
+    names: [...names, 'archiveBody'],
+    values,
+    binary: { ':archive_archiveBody': { B: Buffer.from(archiveBody, 'base64') } },
+  };
+}
 
 /** Keeps `limit` records, newest `receivedAt` first. ISO-8601 UTC strings sort as their instants do. */
 function newestFirst(records: InboxRecord[], limit: number): InboxRecord[] {
@@ -74,6 +100,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     };
     const present = SEED_ATTRIBUTES.filter((name) => seedValues[name] !== undefined);
     const seedSets = present.map((name) => `${name} = if_not_exists(${name}, :seed_${name})`);
+    // The archive rides on the lease: no write of its own. Only where the record holds none yet, so a
+    // retry's lease leaves the first receive's archive (and its time) as it was.
+    const archive = archiveValues(lease.archive);
+    const archiveSets = archive.names.map((name) => `${name} = if_not_exists(${name}, :archive_${name})`);
     const sets = [
       '#status = :processing',
       'processingToken = :processingToken',
@@ -83,6 +113,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       'messageId = :messageId',
       'leaseReceiveCount = :receiveCount',
       ...seedSets,
+      ...archiveSets,
     ];
     const leasable = withSameType(LEASABLE, lease.eventType);
     let leased: Item | undefined;
@@ -105,9 +136,17 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':messageId': lease.messageId,
         ':receiveCount': lease.receiveCount,
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
+        ...archive.values,
       },
+      binaryValues: archive.binary,
     });
-    if (ok) return { kind: 'leased', forwarded: leased?.forwardedAt?.S !== undefined };
+    if (ok) {
+      return {
+        kind: 'leased',
+        forwarded: leased?.forwardedAt?.S !== undefined,
+        archived: leased?.archivedAt?.S !== undefined,
+      };
+    }
     const existing = await this.get(pk);
     if (existing) return classifyLeaseRefusal(existing, lease);
     // Deleted between the update and the read (only TTL deletes records): the update will create it.
@@ -125,6 +164,16 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':at': new Date(nowMs).toISOString(),
         ':processingToken': processingToken,
       },
+    });
+  }
+
+  async markArchived(pk: string, processingToken: string, facts: ArchiveFacts): Promise<boolean> {
+    const archive = archiveValues(facts);
+    return this.update(pk, {
+      UpdateExpression: `SET ${archive.names.map((name) => `${name} = :archive_${name}`).join(', ')}`,
+      ConditionExpression: OWN_LEASE,
+      values: { ':processingToken': processingToken, ...archive.values },
+      binaryValues: archive.binary,
     });
   }
 
@@ -196,6 +245,67 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   }
 
   /**
+   * An operator's replay (cli/replay.ts): the record becomes leasable again (`enqueued`), counted and
+   * signed, and forgets its fan-out so destinations get the delivery again. Conditioned on the record as
+   * `seen` was read and judged replayable (core/replay.ts): settled, the same bytes, and each destination's
+   * history unchanged. False if anything moved since.
+   */
+  async markReplayed(seen: InboxRecord, replay: { nowMs: number; by?: string }): Promise<boolean> {
+    const forwards = Object.keys(seen).filter((name) => name.startsWith(FORWARD_ATTRIBUTE_PREFIX));
+    const names = Object.fromEntries(forwards.map((name, i) => [`#f${i}`, name]));
+    const unchanged = forwards.map((_, i) => `#f${i} = :f${i}`);
+    const settled =
+      '(#status IN (:processed, :deadLettered) OR ' +
+      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)))';
+    const at = new Date(replay.nowMs).toISOString();
+    return this.update(seen.pk, {
+      UpdateExpression:
+        'SET #status = :enqueued, enqueuedAt = :at, lastReplayedAt = :at' +
+        (replay.by === undefined ? '' : ', lastReplayedBy = :by') +
+        ` REMOVE ${['forwardedAt', 'leaseUntil', 'processingToken', ...Object.keys(names)].join(', ')}` +
+        ' ADD replays :one',
+      ConditionExpression: ['payloadSha256 = :sha', settled, ...unchanged].join(' AND '),
+      names,
+      values: {
+        ':enqueued': 'enqueued',
+        ':processed': 'processed',
+        ':deadLettered': 'dead-lettered',
+        ':processing': 'processing',
+        ':nowMs': replay.nowMs,
+        ':sha': seen.payloadSha256,
+        ':at': at,
+        ':by': replay.by,
+        ':one': 1,
+        ...Object.fromEntries(
+          forwards.map((name, i) => [`:f${i}`, (seen as unknown as Record<string, string>)[name]]),
+        ),
+      },
+    });
+  }
+
+  /**
+   * Undoes markReplayed when the replay's message could not be sent, so the record is not left `enqueued`
+   * with nothing on the queue (which every later replay would refuse as in flight). Only our own mark:
+   * still `enqueued` at the replay's time. The destinations' histories it removed stay removed.
+   */
+  async unmarkReplayed(seen: InboxRecord, replayedAtMs: number): Promise<boolean> {
+    return this.update(seen.pk, {
+      UpdateExpression:
+        'SET #status = :previous' +
+        (seen.forwardedAt === undefined ? '' : ', forwardedAt = :forwardedAt') +
+        ' ADD replays :minusOne',
+      ConditionExpression: '#status = :enqueued AND lastReplayedAt = :at',
+      values: {
+        ':previous': seen.status,
+        ':forwardedAt': seen.forwardedAt,
+        ':enqueued': 'enqueued',
+        ':at': new Date(replayedAtMs).toISOString(),
+        ':minusOne': -1,
+      },
+    });
+  }
+
+  /**
    * An operator's listing. Scan returns items in hash order, not by time, so the whole (filtered) table is
    * read and only the newest `limit` are kept; fine for the CLI on an inbox bounded by its dedup TTL.
    */
@@ -241,6 +351,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     pk: string,
     input: Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
       values: Record<string, string | number | undefined>;
+      /** Expression values already in DynamoDB's form (binary ones). */
+      binaryValues?: Item;
+      /** Expression attribute names besides `#status`. */
+      names?: Record<string, string>;
       /** Given the record as the applied update left it (ReturnValues ALL_NEW). */
       onApplied?: (attributes: Item | undefined) => void;
     },
@@ -254,8 +368,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
           Key: toAttributes({ pk }),
           UpdateExpression: input.UpdateExpression,
           ConditionExpression: input.ConditionExpression,
-          ...(uses('#status') ? { ExpressionAttributeNames: STATUS_NAME } : {}),
-          ExpressionAttributeValues: toAttributes(input.values),
+          ...(uses('#status') || input.names
+            ? { ExpressionAttributeNames: { ...(uses('#status') ? STATUS_NAME : {}), ...input.names } }
+            : {}),
+          ExpressionAttributeValues: { ...toAttributes(input.values), ...input.binaryValues },
           ...(input.onApplied ? { ReturnValues: 'ALL_NEW' as const } : {}),
         }),
       );

@@ -1,5 +1,5 @@
-// The inbox record as a DynamoDB item. Every attribute is a string or a number, so a hand-written mapping
-// is enough (@aws-sdk/util-dynamodb is not published in the client's 3.1164.0 line, and adding a second
+// The inbox record as a DynamoDB item. Every attribute is a string or a number, but for the archived body,
+// a binary attribute (base64 on the record), so a hand-written mapping is enough (@aws-sdk/util-dynamodb is not published in the client's 3.1164.0 line, and adding a second
 // SDK version line for two conversions is not worth it).
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { InboxRecord } from '../core/inbox';
@@ -12,7 +12,15 @@ const NUMBER_ATTRIBUTES: ReadonlySet<string> = new Set([
   'leaseReceiveCount',
   'attempts',
   'expiresAt',
+  'dedupUntil',
+  'replays',
 ]);
+
+/**
+ * Stored as DynamoDB binary: the item's size counts the bytes, not their base64 (a third less on every
+ * later write, each charged on the item's size).
+ */
+export const BINARY_ATTRIBUTES: ReadonlySet<string> = new Set(['archiveBody']);
 
 export function toAttributeValue(value: string | number): AttributeValue {
   return typeof value === 'number' ? { N: String(value) } : { S: value };
@@ -28,7 +36,12 @@ export function toAttributes(values: Record<string, string | number | undefined>
 }
 
 export function toInboxItem(record: InboxRecord): Item {
-  return toAttributes({ ...record });
+  const item = toAttributes({ ...record });
+  for (const name of BINARY_ATTRIBUTES) {
+    const value = item[name]?.S;
+    if (value !== undefined) item[name] = { B: Buffer.from(value, 'base64') };
+  }
+  return item;
 }
 
 export function fromInboxItem(item: Item): InboxRecord {
@@ -36,6 +49,8 @@ export function fromInboxItem(item: Item): InboxRecord {
   for (const [name, value] of Object.entries(item)) {
     if (NUMBER_ATTRIBUTES.has(name) && value.N !== undefined) record[name] = Number(value.N);
     else if (value.S !== undefined) record[name] = value.S;
+    else if (BINARY_ATTRIBUTES.has(name) && value.B !== undefined)
+      record[name] = Buffer.from(value.B).toString('base64');
   }
   return record as unknown as InboxRecord;
 }

@@ -1,5 +1,6 @@
 // The inbox record and the decisions taken on it, as pure functions. The DynamoDB adapter runs the
 // conditional writes; what a failed condition means is decided here, in one place.
+import type { ArchiveFacts } from './archive';
 import { UNKNOWN_EVENT_TYPE } from './envelope';
 
 export const INBOX_STATUSES = [
@@ -50,8 +51,29 @@ export interface InboxRecord {
   lastErrorCode?: string;
   messageId?: string;
   payloadRef?: string;
-  /** Epoch seconds; the table's TTL attribute. */
+  /**
+   * Epoch seconds; the table's TTL attribute: the record's whole lifetime, the dedup window or the
+   * archive's retention, whichever is longer (config/retention.ts recordTtlSeconds).
+   */
   expiresAt: number;
+  /**
+   * Epoch seconds: the end of the dedup window. After it the same dedup key is claimed as a new delivery,
+   * even though the record may still live for the archive. Records written before it have `expiresAt` only.
+   */
+  dedupUntil?: number;
+  /** When the processor archived the bytes (README, Archive and replay). */
+  archivedAt?: string;
+  /** The archived bytes in the payload bucket (`s3://bucket/key`), for bodies over archive.inlineMaxBytes. */
+  archiveRef?: string;
+  /** The archived bytes themselves, base64 (a DynamoDB binary attribute), for small bodies. */
+  archiveBody?: string;
+  /** The envelope's content type and occurred-at, so a replay sends the envelope verify sent. */
+  archiveContentType?: string;
+  occurredAt?: string;
+  /** How often an operator replayed the delivery, when last, and who (an IAM ARN, or the OS user locally). */
+  replays?: number;
+  lastReplayedAt?: string;
+  lastReplayedBy?: string;
 }
 
 export function inboxKey(provider: string, dedupKey: string): string {
@@ -68,7 +90,10 @@ export interface NewClaim {
   /** Epoch milliseconds from the injected clock. */
   nowMs: number;
   leaseSeconds: number;
+  /** The record's lifetime (its TTL). */
   ttlSeconds: number;
+  /** The dedup window, at most ttlSeconds. @default ttlSeconds */
+  dedupSeconds?: number;
   claimToken: string;
 }
 
@@ -87,6 +112,7 @@ export function newClaimRecord(claim: NewClaim): InboxRecord {
     receivedAt: new Date(claim.nowMs).toISOString(),
     attempts: 0,
     expiresAt: Math.floor(claim.nowMs / 1000) + claim.ttlSeconds,
+    dedupUntil: Math.floor(claim.nowMs / 1000) + (claim.dedupSeconds ?? claim.ttlSeconds),
   };
 }
 
@@ -157,11 +183,16 @@ export interface LeaseRequest {
   eventType: string;
   leaseMs: number;
   nowMs: number;
+  /** The archive's facts, written with the lease where the record holds none yet (core/archive.ts). */
+  archive?: ArchiveFacts;
 }
 
 export type LeaseOutcome =
-  /** `forwarded`: an earlier receive sent the delivery's copies to its destinations' queues already. */
-  | { kind: 'leased'; forwarded?: boolean }
+  /**
+   * `forwarded`: an earlier receive sent the delivery's copies to its destinations' queues already.
+   * `archived`: the record names the delivery's archived bytes (written by this lease or an earlier one).
+   */
+  | { kind: 'leased'; forwarded?: boolean; archived?: boolean }
   /** Done already: a second copy, or a redrive of something that succeeded. */
   | { kind: 'processed'; existing: InboxRecord }
   /** The record holds other bytes, or another type, under the same key: this message must never run. */
@@ -180,7 +211,11 @@ export type LeaseOutcome =
  */
 export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseRequest): LeaseOutcome {
   if (existing.processingToken === request.token && existing.status === 'processing')
-    return { kind: 'leased', forwarded: existing.forwardedAt !== undefined };
+    return {
+      kind: 'leased',
+      forwarded: existing.forwardedAt !== undefined,
+      archived: existing.archivedAt !== undefined,
+    };
   // Other bytes or another type than the record's are a conflict even once the record is processed:
   // skipping them as a duplicate would drop a different event without a word.
   const conflict = mismatch(existing, request);

@@ -1,11 +1,12 @@
 // What the handlers need from the outside world. Adapters (lambdas/adapters) implement these over the AWS
 // SDK; tests and local mode pass the same adapters pointed at emulators.
+import type { ArchiveFacts } from './archive';
 import type { ClaimOutcome, InboxRecord, InboxStatus, LeaseOutcome, LeaseRequest, NewClaim } from './inbox';
 
 /** The facts a processor can recreate a record from, when TTL deleted it before the message ran. */
 export type ProcessingSeed = Pick<
   InboxRecord,
-  'provider' | 'dedupKey' | 'payloadSha256' | 'eventType' | 'deliveryId' | 'expiresAt'
+  'provider' | 'dedupKey' | 'payloadSha256' | 'eventType' | 'deliveryId' | 'expiresAt' | 'dedupUntil'
 >;
 
 export interface Clock {
@@ -47,6 +48,11 @@ export interface Inbox {
    * retry) does not send them again. Conditioned on our token; false if not ours.
    */
   markForwarded(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
+  /**
+   * Names the archived bytes (an object the processor wrote after taking the lease). Conditioned on our
+   * token; false if not ours.
+   */
+  markArchived(pk: string, processingToken: string, facts: ArchiveFacts): Promise<boolean>;
   /**
    * A lease taken but never used: the invocation ran out before the handler started. The lease lapses at
    * once and nothing is counted. Conditioned on our token; false if not ours.

@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
 import { queueVisibilitySeconds } from '../../config/resources';
-import { recordTtlSeconds } from '../../config/retention';
+import { dedupWindowSeconds, recordTtlSeconds } from '../../config/retention';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
+import { type ArchivePlan, archivePlan } from './archive';
 import { destinationsFor } from './destinations/filter';
 import type { ForwardQueues } from './destinations/ports';
 import type { Envelope } from './envelope';
@@ -21,7 +22,7 @@ import { parseEnvelope } from './envelope-schema';
 import { classifyFailure } from './failure';
 import { inboxKey, type LeaseOutcome } from './inbox';
 import { loadPayload } from './load-payload';
-import type { Clock, Inbox, MessageControl, PayloadReader, ResourceVersions } from './ports';
+import type { Clock, Inbox, MessageControl, PayloadReader, PayloadWriter, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
 import { parseJson } from './schemes/primitives';
@@ -40,7 +41,8 @@ export interface QueueRecord {
 export interface ProcessDeps {
   config: Config;
   inbox: Inbox;
-  payloads: PayloadReader;
+  /** Reads large bodies; writes the archive's objects (core/archive.ts). */
+  payloads: PayloadReader & PayloadWriter;
   messages: MessageControl;
   versions: ResourceVersions;
   handlers: readonly EventDefinition[];
@@ -133,9 +135,10 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const provider = providerById(deps.config, envelope.provider);
   const token = randomUUID();
 
+  const archive = archivePlan(deps.config, envelope, nowMs);
   let lease: LeaseOutcome;
   try {
-    lease = await takeLease(deps, record, envelope, token, nowMs);
+    lease = await takeLease(deps, record, envelope, token, nowMs, archive);
   } catch (error) {
     return failedWithoutLease(deps, record, facts, classifyFailure(error).code);
   }
@@ -167,6 +170,10 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const targets = destinationsFor(deps.config, envelope.provider, envelope.type);
   const runsHandlers = targets.some((destination) => destination.type === 'handlers');
   try {
+    // Before anything runs, so a delivery whose handler or destinations fail is archived all the same.
+    // A failed write is transient (DependencyError): retried on the schedule, nothing lost.
+    if (archive?.kind === 'object' && !lease.archived)
+      await archiveObject(deps, envelope, pk, token, archive);
     if (!lease.forwarded)
       await fanOut(deps, record, envelope, targets, runsHandlers ? { pk, token } : undefined);
     // Forwarded only (or to nothing): the delivery is done here; each destination's queue takes it on.
@@ -356,6 +363,22 @@ function versionGuard(deps: ProcessDeps, envelope: Envelope) {
   };
 }
 
+/**
+ * A body too large for the record but sent inline: written to its own object (content-addressed, so a
+ * retry writes the same key), then named on the record under our lease.
+ */
+async function archiveObject(
+  deps: ProcessDeps,
+  envelope: Envelope,
+  pk: string,
+  token: string,
+  plan: Extract<ArchivePlan, { kind: 'object' }>,
+): Promise<void> {
+  const body = await loadPayload(deps, envelope);
+  const archiveRef = await deps.payloads.put(plan.key, body, envelope.payloadsha256);
+  await deps.inbox.markArchived(pk, token, { ...plan.facts, archiveRef });
+}
+
 /** The processing lease for this receive, the record recreated from the message if TTL deleted it. */
 function takeLease(
   deps: ProcessDeps,
@@ -363,8 +386,10 @@ function takeLease(
   envelope: Envelope,
   token: string,
   nowMs: number,
+  archive: ArchivePlan | undefined,
 ): Promise<LeaseOutcome> {
   const provider = providerById(deps.config, envelope.provider);
+  const nowSec = Math.floor(nowMs / 1000);
   return deps.inbox.beginProcessing(
     inboxKey(envelope.provider, envelope.dedupkey),
     {
@@ -373,7 +398,8 @@ function takeLease(
       payloadSha256: envelope.payloadsha256,
       eventType: envelope.type,
       deliveryId: envelope.deliveryid,
-      expiresAt: Math.floor(nowMs / 1000) + recordTtlSeconds(deps.config, provider),
+      expiresAt: nowSec + recordTtlSeconds(deps.config, provider),
+      dedupUntil: nowSec + dedupWindowSeconds(deps.config, provider),
     },
     {
       token,
@@ -383,6 +409,7 @@ function takeLease(
       eventType: envelope.type,
       leaseMs: deps.leaseMs,
       nowMs,
+      ...(archive?.kind === 'with_lease' ? { archive: archive.facts } : {}),
     },
   );
 }
