@@ -103,7 +103,9 @@ async function markRequeued(
 ): Promise<boolean> {
   if (destination !== undefined) return false;
   if (!entry.provider || !entry.dedupKey) return false;
-  return inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now(), sinceMs).catch(() => false);
+  const pk = `${entry.provider}#${entry.dedupKey}`;
+  await inbox.noteRedriven(pk, Date.now()).catch(() => false);
+  return inbox.markRequeued(pk, Date.now(), sinceMs).catch(() => false);
 }
 
 /**

@@ -154,7 +154,7 @@ export const CLIENT_SCRIPT = `'use strict';
     replay: async (button) => {
       const answer = await call('POST', '/api/replay', { provider: button.dataset.provider, key: button.dataset.key });
       if (answer.kind === 'replayed') { say('Replayed: message ' + answer.messageId + '. Reloading…'); await sleep(800); location.reload(); }
-      else say('Replay refused: ' + answer.reason, true);
+      else say('Replay refused (' + answer.reason + '): ' + answer.message, true);
     },
     redrive: async (button) => follow(await call('POST', '/api/redrive', { scope: 'selection', keys: [button.dataset.keys] }), button),
     'redrive-group': async (button) => follow(await call('POST', '/api/redrive', { scope: 'group', provider: button.dataset.provider, errorCode: button.dataset.errorCode }), button),

@@ -18,11 +18,13 @@ import {
 } from './html';
 import type { DeadLetterGroup, ProviderView } from './operations';
 
-/** The record's fields the inbox type does not name (the archive's and replay's, written by newer code). */
+/** A record field the inbox type may not name yet (lastErrorDetail, written by the processor's newer code). */
 function field(record: InboxRecord, name: string): string | number | undefined {
   const value = (record as unknown as Record<string, unknown>)[name];
   return typeof value === 'string' || typeof value === 'number' ? value : undefined;
 }
+
+const epochText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 export const RANGES = [
   ['15m', '15 minutes', 900_000],
@@ -89,7 +91,7 @@ ${select(
     statusBadge(r.status),
     `<span class="num">${esc(r.attempts ?? 0)}</span>`,
     dash(r.lastErrorCode),
-    deliveryLink(r.provider, r.dedupKey, r.dedupKey.length > 40 ? `${r.dedupKey.slice(0, 39)}…` : r.dedupKey),
+    deliveryLink(r.provider, r.dedupKey, r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey),
   ]);
   const next = page.cursor
     ? `<a class="button secondary" href="/deliveries${esc(query({ ...form, cursor: page.cursor }))}">Next ${limit} →</a>`
@@ -135,11 +137,11 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
   }
   add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
   add(record.redrivenAt, 'redriven', 'moved back from the DLQ');
-  const replays = field(record, 'replays');
+  const replays = record.replays ?? 1;
   add(
-    field(record, 'lastReplayedAt'),
+    record.lastReplayedAt,
     'replayed',
-    `${replays ?? 1} replay${replays === 1 ? '' : 's'}${field(record, 'lastReplayedBy') ? `, last by ${field(record, 'lastReplayedBy')}` : ''}`,
+    `${replays} replay${replays === 1 ? '' : 's'}${record.lastReplayedBy ? `, last by ${record.lastReplayedBy}` : ''}`,
   );
   add(record.forwardedAt, 'forwarded', 'copies sent to the destinations');
   add(record.processedAt, 'processed');
@@ -172,8 +174,16 @@ ${
     ['received', time(record.receivedAt)],
     ['processed', time(record.processedAt)],
     ['message id', dash(record.messageId)],
-    ['replays', dash(field(record, 'replays'))],
-    ['expires', esc(new Date(record.expiresAt * 1000).toISOString().slice(0, 19).replace('T', ' '))],
+    ['replays', dash(record.replays)],
+    [
+      'last replay',
+      record.lastReplayedAt
+        ? `${time(record.lastReplayedAt)} ${record.lastReplayedBy ? `by ${esc(record.lastReplayedBy)}` : ''}`
+        : dash(undefined),
+    ],
+    ['dedup window ends', esc(epochText(record.dedupUntil ?? record.expiresAt))],
+    ['record expires', esc(epochText(record.expiresAt))],
+    ['archived', record.archivedAt ? time(record.archivedAt) : dash(undefined)],
   ];
   const events = timeline(record).map((e) => [time(e.at), `<strong>${esc(e.what)}</strong>`, dash(e.note)]);
   const destinations = forwardStatesOf(record).map((s) => [
@@ -186,10 +196,10 @@ ${
     time(s.lastAttemptAt),
     s.state === 'retrying' ? time(s.nextAttemptAt) : dash(undefined),
   ]);
-  const archived = field(record, 'archivedAt') !== undefined || record.payloadRef !== undefined;
+  const archived = record.archiveBody !== undefined || record.archiveRef !== undefined;
   const payload = `<section class="payload" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}">
 <h2>Payload</h2>
-<p class="dim">sha256 <span class="mono">${esc(record.payloadSha256)}</span>${archived ? '' : ' · not archived: the bytes may be gone'}</p>
+<p class="dim">sha256 <span class="mono">${esc(record.payloadSha256)}</span>${archived ? ` · archived ${esc(record.archivedAt?.slice(0, 19).replace('T', ' ') ?? '')}` : ' · not archived: there are no bytes to show or replay'}</p>
 <div class="masked" id="payload-masked">●●●●●●●● masked: payloads may hold personal data <button data-action="reveal">Reveal</button></div>
 <div id="payload-shown" hidden>
 <div class="tabs"><button data-view="json">JSON</button><button data-view="text">Text</button><button data-view="hex">Hex</button> <span class="dim payload-size"></span></div>
@@ -244,7 +254,7 @@ export function deadLettersPage(
       deliveryLink(
         r.provider,
         r.dedupKey,
-        r.dedupKey.length > 40 ? `${r.dedupKey.slice(0, 39)}…` : r.dedupKey,
+        r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey,
       ),
     ]);
   const controls = ro

@@ -4,7 +4,7 @@
 import pc from 'picocolors';
 import type { TargetOptions } from '../options';
 import { print } from '../output';
-import { replay, revealPayload } from './archive';
+import { replayer, revealPayload } from './archive';
 import { ConsoleOperations } from './operations';
 import { newToken } from './security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from './server';
@@ -31,7 +31,7 @@ export async function runConsole(options: ConsoleCommandOptions): Promise<Runnin
       const record = await operations.deliveries.get(provider, key);
       return record ? revealPayload(target, record) : undefined;
     },
-    replay: (provider: string, key: string) => replay(target, provider, key),
+    replay: replayer(target),
   });
   const token = newToken();
   const running = await startConsoleServer({

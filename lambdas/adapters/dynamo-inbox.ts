@@ -227,13 +227,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // lease stays with its holder: taking its token away would make that worker's mark fail and the
     // effect run again. A record dead-lettered after the move began belongs to a newer give-up.
     return this.update(pk, {
-      // redrivenAt is for the record's timeline (the console's): when an operator last moved it back.
-      UpdateExpression:
-        'SET #status = :enqueued, redrivenAt = :redrivenAt REMOVE leaseUntil, processingToken',
+      UpdateExpression: 'SET #status = :enqueued REMOVE leaseUntil, processingToken',
       ConditionExpression: REQUEUEABLE,
       values: {
         ':enqueued': 'enqueued',
-        ':redrivenAt': new Date(nowMs).toISOString(),
         ':deadLettered': 'dead-lettered',
         ':failed': 'failed',
         ':claimed': 'claimed',
@@ -302,6 +299,18 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':at': new Date(replayedAtMs).toISOString(),
         ':minusOne': -1,
       },
+    });
+  }
+
+  /**
+   * When an operator moved the delivery back from the DLQ, for its timeline. Apart from markRequeued,
+   * whose condition fails once the processor has taken the moved copy: the time is a fact either way.
+   */
+  async noteRedriven(pk: string, nowMs: number): Promise<boolean> {
+    return this.update(pk, {
+      UpdateExpression: 'SET redrivenAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      values: { ':at': new Date(nowMs).toISOString() },
     });
   }
 
