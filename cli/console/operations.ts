@@ -87,7 +87,14 @@ export class ConsoleOperations {
     private readonly clients: Awaited<ReturnType<Target['clients']>>,
     private readonly secretsFile?: string,
   ) {
-    const inbox = new DynamoInbox(clients.dynamodb, target.tableName);
+    // The listing index's adapter takes the configured providers (it reads each one's partitions when a
+    // listing names none) as a third argument; an adapter without the index ignores it.
+    const Inbox = DynamoInbox as unknown as new (
+      client: typeof clients.dynamodb,
+      tableName: string,
+      options: { providers: readonly string[] },
+    ) => DynamoInbox;
+    const inbox = new Inbox(clients.dynamodb, target.tableName, { providers: Object.keys(config.providers) });
     this.opened = { target, ops: new SqsQueueOps(clients.sqs), inbox };
     this.deliveries = new DeliveriesSource(inbox, Object.keys(config.providers));
   }
