@@ -10,13 +10,7 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { PermanentError } from '../../../lambdas/events';
 import { useEmulators } from '../../support/emulators';
-import {
-  deliverSigned,
-  drainQueue,
-  effectCounter,
-  eventSourceFor,
-  processHandlerFor,
-} from '../../support/pipeline';
+import { deliverSigned, processAllWith } from '../../support/pipeline';
 
 const config = parseConfig({
   providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
@@ -31,13 +25,16 @@ let resources: typeof ctx.resources;
 let failing: boolean;
 const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
 
-async function processAll(): Promise<void> {
-  const { handlers } = effectCounter('standard-webhooks', () => {
-    if (failing) throw new PermanentError('downstream_rejected');
-  });
-  const processor = processHandlerFor(ctx, resources, handlers, { config });
-  await drainQueue(ctx, resources, eventSourceFor(ctx, resources, processor.handler));
-}
+const processAll = () =>
+  processAllWith(
+    ctx,
+    resources,
+    'standard-webhooks',
+    () => {
+      if (failing) throw new PermanentError('downstream_rejected');
+    },
+    config,
+  );
 
 function opened(): Opened {
   const target = { kind: 'local', description: 'emulators', ...resources } as unknown as Target;
