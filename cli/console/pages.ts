@@ -150,10 +150,11 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
 
 export function deliveryPage(frame: Frame, record: InboxRecord): string {
   const key = { provider: record.provider, key: record.dedupKey };
+  const archived = record.archiveBody !== undefined || record.archiveRef !== undefined;
   const actions = frame.readOnly
     ? ''
     : `<div class="actions">
-<button data-action="replay" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}">Replay</button>
+<button data-action="replay" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}"${archived ? '' : ' disabled title="not archived: nothing to replay"'}>Replay</button>
 ${
   record.status === 'dead-lettered' || record.status === 'failed'
     ? `<button data-action="redrive" data-keys="${esc(record.pk)}">Redrive</button>`
@@ -196,11 +197,10 @@ ${
     time(s.lastAttemptAt),
     s.state === 'retrying' ? time(s.nextAttemptAt) : dash(undefined),
   ]);
-  const archived = record.archiveBody !== undefined || record.archiveRef !== undefined;
   const payload = `<section class="payload" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}">
 <h2>Payload</h2>
 <p class="dim">sha256 <span class="mono">${esc(record.payloadSha256)}</span>${archived ? ` · archived ${esc(record.archivedAt?.slice(0, 19).replace('T', ' ') ?? '')}` : ' · not archived: there are no bytes to show or replay'}</p>
-<div class="masked" id="payload-masked">●●●●●●●● masked: payloads may hold personal data <button data-action="reveal">Reveal</button></div>
+<div class="masked" id="payload-masked">${archived ? '●●●●●●●● masked: payloads may hold personal data <button data-action="reveal">Reveal</button>' : 'no archived bytes'}</div>
 <div id="payload-shown" hidden>
 <div class="tabs"><button data-view="json">JSON</button><button data-view="text">Text</button><button data-view="hex">Hex</button> <span class="dim payload-size"></span></div>
 <pre id="payload-body"></pre></div>
