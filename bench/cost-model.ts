@@ -31,6 +31,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import type { Config } from '../config';
 import { decodeLambdaConfig } from '../config/lambda-config';
+import { dedupWindowSeconds, recordTtlSeconds } from '../config/retention';
 import { type DestinationResources, ENV } from '../config/runtime';
 import {
   FORWARD_METRICS,
@@ -72,6 +73,7 @@ import { provisionDestinations } from '../local/forwarding';
 import { type ProvisionedResources, provisionResources } from '../local/resources';
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { sqsRecordFrom } from '../local/sqs-event-source';
+import { archiveNote } from './lib/archive-cost';
 import { CallRecorder, callKey, dynamoItemBytes, type RecordedCall, sqsPayloadBytes } from './lib/aws-calls';
 import { signedDelivery } from './lib/bodies';
 import { runTsChild, startTsChild, type TsChild } from './lib/child';
@@ -1570,7 +1572,8 @@ async function run(context: SectionContext) {
     const secretCalls = await secretCallsPerHour(config.secretCacheSeconds);
     const secretsPerMonth = secretCalls * (MONTH_SECONDS / 3600) * WARM_VERIFY_CONTAINERS * PROVIDERS_IN_USE;
 
-    const ttlSeconds = provider.dedupTtlSeconds;
+    // The record's whole life: the dedup window, or the archive's retention if longer.
+    const ttlSeconds = recordTtlSeconds(config, provider);
     const model = (label: string, bodyBytes: number, timings: Timings, sizing: Sizing): SizeModel => ({
       label,
       bodyBytes,
@@ -1793,8 +1796,8 @@ async function run(context: SectionContext) {
         `${Math.ceil(inlineEnvelope / chunk)} requests per send and ${Math.ceil((inlineEnvelope * batch) / chunk)} ` +
         `per full receive.`,
       `DynamoDB: write units from the item size read back after each write (DynamoDB's size rules), ` +
-        `ceil(max(before, after) / 1 KB) per write; the items hold no body, so both sizes cost the same. Storage: ` +
-        `the final item + ${DYNAMO_ITEM_OVERHEAD_BYTES} B overhead (assumed) for the dedup TTL; TTL deletion lag ` +
+        `ceil(max(before, after) / 1 KB) per write; a body up to archive.inlineMaxBytes is in the item from the lease on. Storage: ` +
+        `the final item + ${DYNAMO_ITEM_OVERHEAD_BYTES} B overhead (assumed) for the record's life (${num(ttlSeconds / 86_400)} d); TTL deletion lag ` +
         `not counted. ${largeToS3 ? `S3: the body is stored until the lifecycle expiry (${f.payloadExpirationDays} d); each request on it leaves a server access log record (${s3AccessLogRecordBytes(LARGE_BYTES)} B: S3's format with example values), stored until the log bucket's expiry; log delivery itself is free.` : ''}`,
       `Secrets Manager: the real SecretsManagerSource on a simulated clock (cache ${config.secretCacheSeconds} s, ` +
         `one request a second) made ${secretCalls} GetSecretValue calls an hour (AWSCURRENT and AWSPREVIOUS per ` +
@@ -1857,6 +1860,22 @@ async function run(context: SectionContext) {
           ]),
         ) as Record<ForwardType, MonthlyItem[]>,
         singles: destinationSingle,
+      }),
+    );
+    notes.push(
+      archiveNote({
+        archive: config.archive,
+        // Without a body in it: the 256 KiB record names the payload object verify wrote.
+        recordBytes: (large.sizing.itemSizes.at(-1) ?? 0) + DYNAMO_ITEM_OVERHEAD_BYTES,
+        dedupDays: dedupWindowSeconds(config, provider) / 86_400,
+        pitr: facts.rest.table.pitr,
+        prices: {
+          wru: prices.unit('dynamodbOnDemandWrite'),
+          dynamodbStorage: prices.unit('dynamodbStorageGbMonth'),
+          dynamodbPitr: prices.unit('dynamodbPitrGbMonth'),
+          s3Put: prices.unit('s3StandardPut'),
+          s3GbMonth: prices.unit('s3StandardStorageGbMonth'),
+        },
       }),
     );
     return { columns, rows, notes };

@@ -19,6 +19,8 @@ import {
   truncate,
   UsageError,
 } from './output';
+import { registerReplay } from './replay-command';
+import type { Target } from './target-types';
 
 const STATUSES: readonly string[] = INBOX_STATUSES;
 
@@ -45,7 +47,8 @@ function duration(value: string): number {
  * destination's history (its `forward:<id>` attributes) as one `destinations` list.
  */
 function publicRecord(record: InboxRecord) {
-  const { claimToken: _claim, processingToken: _processing, ...rest } = record;
+  // The archived body may carry personal data: shown only on --reveal (seed 002), never in a listing.
+  const { claimToken: _claim, processingToken: _processing, archiveBody: _body, ...rest } = record;
   const kept = Object.fromEntries(
     Object.entries(rest).filter(([name]) => !name.startsWith(FORWARD_ATTRIBUTE_PREFIX)),
   ) as typeof rest;
@@ -65,6 +68,42 @@ function historyRows(record: InboxRecord): string[][] {
     s.lastAttemptAt ? formatTime(s.lastAttemptAt) : '-',
     s.state === 'retrying' && s.nextAttemptAt ? formatTime(s.nextAttemptAt) : '-',
   ]);
+}
+
+function utc(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function archiveLine(record: InboxRecord): string | undefined {
+  if (record.archiveBody !== undefined)
+    return `archived (${Buffer.from(record.archiveBody, 'base64').length} bytes, in the record), --reveal to print`;
+  if (record.archiveRef !== undefined) return `archived (${record.archiveRef}), --reveal to print`;
+  return undefined;
+}
+
+/** The archived bytes, or a CliError saying why there are none. */
+async function reveal(target: Target, record: InboxRecord): Promise<Buffer> {
+  const { archivedPayload } = await import('./replay');
+  const body = await archivedPayload(target, record);
+  if (body === undefined) {
+    throw new CliError(
+      record.archiveRef === undefined && record.archiveBody === undefined
+        ? `${record.provider} ${record.dedupKey} has no archived payload`
+        : `the archived payload of ${record.provider} ${record.dedupKey} is gone (${record.archiveRef})`,
+      'the archive keeps bytes for archive.retentionDays (README, Archive and replay)',
+    );
+  }
+  return body;
+}
+
+/** Pretty JSON if the bytes are JSON, else the text as it is (UTF-8). */
+function payloadText(body: Buffer): string {
+  const text = body.toString('utf8');
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
 }
 
 export function registerDeliveries(program: Command): void {
@@ -97,11 +136,16 @@ Examples:
     .description('one delivery, by provider and dedup key (or a unique prefix of it)')
     .argument('<provider>', 'provider id')
     .argument('<dedupKey>', 'the dedup key `send` and `deliveries list` print');
+  show
+    .option('--reveal', 'print the archived payload (it may carry personal data)')
+    .option('--hex', 'with --reveal: print the bytes as hex');
   addTargetOptions(show);
   addJsonOption(show);
-  show.action(async (provider: string, key: string, options: TargetOptions & JsonOption) => {
+  show.action(async (provider: string, key: string, options: ShowOptions) => {
     process.exitCode = await runShow(provider, key, options);
   });
+
+  registerReplay(deliveries);
 }
 
 async function openInbox(options: TargetOptions, provider?: string) {
@@ -158,11 +202,13 @@ async function runList(options: ListOptions): Promise<number> {
   }
 }
 
-async function runShow(
-  providerId: string,
-  key: string,
-  options: TargetOptions & JsonOption,
-): Promise<number> {
+interface ShowOptions extends TargetOptions, JsonOption {
+  reveal?: boolean;
+  hex?: boolean;
+}
+
+async function runShow(providerId: string, key: string, options: ShowOptions): Promise<number> {
+  if (options.hex && !options.reveal) throw new UsageError('--hex goes with --reveal');
   const { target, inbox } = await openInbox(options, providerId);
   try {
     let record = await inbox.get(`${providerId}#${key}`);
@@ -190,8 +236,12 @@ async function runShow(
           : 'list them with `webhook-inbox deliveries list`',
       );
     }
+    const revealed = options.reveal ? await reveal(target, record) : undefined;
     if (options.json) {
-      printJson(publicRecord(record));
+      printJson({
+        ...publicRecord(record),
+        ...(revealed === undefined ? {} : { payloadBase64: revealed.toString('base64') }),
+      });
       return 0;
     }
     const expires = new Date(record.expiresAt * 1000).toISOString();
@@ -209,7 +259,12 @@ async function runShow(
         ['message id', record.messageId],
         ['payload sha256', record.payloadSha256],
         ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
-        ['expires', `${expires.slice(0, 19).replace('T', ' ')} (dedup window ends)`],
+        ['dedup window ends', record.dedupUntil ? utc(record.dedupUntil) : utc(record.expiresAt)],
+        ['record expires', `${expires.slice(0, 19).replace('T', ' ')}`],
+        ['archive', archiveLine(record)],
+        ['replays', record.replays],
+        ['last replayed', record.lastReplayedAt ? formatTime(record.lastReplayedAt) : undefined],
+        ['replayed by', record.lastReplayedBy],
         ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
       ]),
     );
@@ -217,6 +272,10 @@ async function runShow(
     if (rows.length > 0) {
       print();
       print(table(['destination', 'state', 'attempts', 'last answer', 'last attempt', 'next attempt'], rows));
+    }
+    if (revealed !== undefined) {
+      print();
+      print(options.hex ? revealed.toString('hex') : payloadText(revealed));
     }
     return 0;
   } finally {

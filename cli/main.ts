@@ -2,7 +2,8 @@
 // SDK clients, schemes) only when it runs, so `--help` and usage errors answer at once.
 //
 // Exit codes: 0 done, 1 failed at run time (no local instance, AWS refused, a selftest check failed),
-// 2 usage error (unknown command, provider or option, bad value). Errors are one line, never a stack.
+// 2 usage error (unknown command, provider or option, bad value), 3 refused (a replay of a delivery in
+// flight, or of bytes that are gone). Errors are one line, never a stack.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { version } from '../package.json';
 import { registerDeliveries } from './deliveries';

@@ -3,7 +3,8 @@
 import Table from 'cli-table3';
 import pc from 'picocolors';
 
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+/** `refused`: the command was understood and the target answered, but would not (a replay in flight). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, refused: 3 } as const;
 
 /** The command line was wrong (unknown provider, bad value, refused without a confirmation flag): exit 2. */
 export class UsageError extends Error {

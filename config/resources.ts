@@ -90,6 +90,24 @@ export function payloadExpiryDays(): number {
 }
 
 /**
+ * The payload bucket's lifecycle, per prefix. `payloads/` (verify's large bodies) keeps every object as
+ * long as any message can point at it (payloadExpiryDays) and, since the archive reuses those objects, at
+ * least the archive's retention. `archive/` (bodies the processor archived on their own, core/archive.ts)
+ * keeps them for the retention, counted from their write, which comes after the record's receive; a day
+ * at least, so objects left from an earlier, longer retention still go when the archive is turned off.
+ */
+export function payloadBucketLifecycle(config: Pick<Config, 'archive'>): {
+  payloadsDays: number;
+  archiveDays: number;
+} {
+  const { retentionDays } = config.archive;
+  return {
+    payloadsDays: Math.max(payloadExpiryDays(), retentionDays),
+    archiveDays: Math.max(1, retentionDays),
+  };
+}
+
+/**
  * The forwarder's timeout: room for its slowest destination's attempt, and the writes around it, within
  * one invocation. An attempt can be two requests (a 401 or 403 re-signed with secrets read afresh, see
  * http-destination.ts), each with its connect and response timeouts. At least 30 s.

@@ -187,8 +187,8 @@ export type DestinationConfig = z.output<typeof destinationSchema>;
  */
 export const MAX_DESTINATIONS = 10;
 
-/** The archive's defaults (README, configuration reference). 4096: see the crossover in bench/cost-model.ts. */
-export const ARCHIVE_DEFAULTS = { retentionDays: 30, inlineMaxBytes: 4096 } as const;
+/** The archive's defaults (README, configuration reference). 3072: under the crossover in bench/lib/archive-cost.ts. */
+export const ARCHIVE_DEFAULTS = { retentionDays: 30, inlineMaxBytes: 3072 } as const;
 
 /**
  * The archive: the raw bytes of every accepted delivery, kept for replay (README, Archive and replay).

@@ -30,6 +30,7 @@ import {
 } from '../config/resources';
 import { type DestinationEnvironment, ENV } from '../config/runtime';
 import { outputSuffix } from '../config/telemetry';
+import { PAYLOADS_PREFIX } from '../lambdas/core/envelope';
 import { arnBytesUpperBound, SECRET_ARN_BYTES_UPPER_BOUND } from './lambda-environment';
 import { type DestinationMonitoringTarget, queueAgeThreshold } from './monitoring';
 import { createQueuePair, type QueuePair } from './queue-pair';
@@ -201,7 +202,7 @@ export class InboxDestinations extends Construct {
         // GetObject: bodies over inlineLimitBytes. PutObject: an EventBridge event over PutEvents' 256 KB
         // carries a reference to a copy in the bucket instead of the body.
         actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [payloadBucket.arnForObjects('*')],
+        resources: [payloadBucket.arnForObjects(`${PAYLOADS_PREFIX}*`)],
       }),
     );
     // As for the processor: without ListBucket a missing body is 403, an outage, instead of 404.

@@ -7,6 +7,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { ARCHIVE_PREFIX } from '../lambdas/core/archive';
+import { PAYLOADS_PREFIX } from '../lambdas/core/envelope';
 import type { WebhookInbox } from './webhook-inbox';
 
 /** Runs the AwsSolutions rules when the app synthesizes; an unacknowledged error fails the synth. */
@@ -52,18 +54,26 @@ export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
     }
   }
 
-  const objects = `AwsSolutions-IAM5[Resource::<${logicalId(inbox.payloadBucket)}.Arn>/*]`;
+  const bucketArn = `<${logicalId(inbox.payloadBucket)}.Arn>`;
+  const objects = `AwsSolutions-IAM5[Resource::${bucketArn}/${PAYLOADS_PREFIX}*]`;
+  const archive = `AwsSolutions-IAM5[Resource::${bucketArn}/${ARCHIVE_PREFIX}*]`;
   acknowledge(
     inbox.verifyFunction.role,
     objects,
     'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
-      's3:PutObject only, on the objects of this one bucket.',
+      's3:PutObject only, on the large-body objects of this one bucket (not the archive).',
   );
   acknowledge(
     inbox.processorFunction.role,
     objects,
     'Payload objects are keyed per delivery, so the key is not known at deploy time. The statement is ' +
-      's3:GetObject only, on the objects of this one bucket.',
+      's3:GetObject and s3:PutObject (an old object rewritten when read), on the large-body objects of this one bucket.',
+  );
+  acknowledge(
+    inbox.processorFunction.role,
+    archive,
+    "Archive objects are keyed by their bytes' SHA-256, so the key is not known at deploy time. The " +
+      'statement is s3:PutObject only, on the archive objects of this one bucket.',
   );
   if (forwarder) {
     acknowledge(

@@ -30,11 +30,13 @@ import {
   INBOX_TABLE,
   LAMBDA_DEFAULTS,
   MIN_TIMEOUT_SECONDS,
-  payloadExpiryDays,
+  payloadBucketLifecycle,
   queueSettings,
 } from '../config/resources';
 import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
+import { ARCHIVE_PREFIX } from '../lambdas/core/archive';
+import { PAYLOADS_PREFIX } from '../lambdas/core/envelope';
 import { InboxDestinations } from './destinations';
 import {
   createFunctionUrlFrontDoor,
@@ -348,6 +350,7 @@ export class WebhookInbox extends Construct {
         removalPolicy,
       );
     }
+    const lifecycle = payloadBucketLifecycle(config);
     this.payloadBucket = new s3.Bucket(this, 'PayloadBucket', {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
@@ -355,9 +358,18 @@ export class WebhookInbox extends Construct {
       enforceSSL: true,
       lifecycleRules: [
         {
-          // Longer than any message that can point at an object lives, redrives included (see payloadExpiryDays).
+          // Longer than any message that can point at an object lives, redrives included (see
+          // payloadExpiryDays), and than the archive that reuses the object (payloadBucketLifecycle).
           id: 'expire-after-every-message',
-          expiration: Duration.days(payloadExpiryDays()),
+          prefix: PAYLOADS_PREFIX,
+          expiration: Duration.days(lifecycle.payloadsDays),
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        {
+          // The archive's own objects (README, Archive and replay): archive.retentionDays after the write.
+          id: 'expire-archive',
+          prefix: ARCHIVE_PREFIX,
+          expiration: Duration.days(lifecycle.archiveDays),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],
@@ -703,10 +715,11 @@ export class WebhookInbox extends Construct {
       'dynamodb:GetItem',
     );
     this.queue.grant(verify, 'sqs:SendMessage');
+    // Large bodies only: the archive is the processor's, and verify can neither write nor read it.
     verify.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [this.payloadBucket.arnForObjects('*')],
+        resources: [this.payloadBucket.arnForObjects(`${PAYLOADS_PREFIX}*`)],
       }),
     );
     verify.addToRolePolicy(
@@ -722,9 +735,16 @@ export class WebhookInbox extends Construct {
     this.queue.grant(processor, 'sqs:ChangeMessageVisibility');
     processor.addToRolePolicy(
       new iam.PolicyStatement({
-        // PutObject: an old payload object is rewritten when read, so a redriven message still finds it.
+        // PutObject: an old payload object is rewritten when read, so a redriven message still finds it;
+        // and the archive's objects (core/archive.ts), which it writes and never reads.
         actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [this.payloadBucket.arnForObjects('*')],
+        resources: [this.payloadBucket.arnForObjects(`${PAYLOADS_PREFIX}*`)],
+      }),
+    );
+    processor.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.payloadBucket.arnForObjects(`${ARCHIVE_PREFIX}*`)],
       }),
     );
     // Without ListBucket, S3 answers a missing key with 403 AccessDenied rather than 404 NoSuchKey, and a

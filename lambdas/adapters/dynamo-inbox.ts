@@ -144,7 +144,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       return {
         kind: 'leased',
         forwarded: leased?.forwardedAt?.S !== undefined,
-        archived: leased?.archivedAt?.S !== undefined,
+        ...(leased?.archivedAt?.S === undefined ? {} : { archived: true }),
       };
     }
     const existing = await this.get(pk);

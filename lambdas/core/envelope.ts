@@ -104,9 +104,12 @@ export function envelopeAttributes(envelope: Envelope): Record<string, string> {
   };
 }
 
+/** Where large bodies live in the payload bucket (the archive has `archive/`, core/archive.ts). */
+export const PAYLOADS_PREFIX = 'payloads/';
+
 /** Content-addressed S3 key for a large body. */
 export function payloadKey(provider: string, payloadSha256: string): string {
-  return `payloads/${provider}/${payloadSha256}`;
+  return `${PAYLOADS_PREFIX}${provider}/${payloadSha256}`;
 }
 
 const PAYLOAD_REF_SCHEME = 's3://';

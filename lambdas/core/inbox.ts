@@ -214,7 +214,7 @@ export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseReques
     return {
       kind: 'leased',
       forwarded: existing.forwardedAt !== undefined,
-      archived: existing.archivedAt !== undefined,
+      ...(existing.archivedAt === undefined ? {} : { archived: true }),
     };
   // Other bytes or another type than the record's are a conflict even once the record is processed:
   // skipping them as a duplicate would drop a different event without a word.

@@ -468,7 +468,10 @@ describe('payload bucket', () => {
       ...PRIVATE_SSE_S3_BUCKET,
       LifecycleConfiguration: {
         Rules: Match.arrayWith([
-          Match.objectLike({ ExpirationInDays: payloadExpiryDays(), Status: 'Enabled' }),
+          Match.objectLike({
+            ExpirationInDays: Math.max(payloadExpiryDays(), config.archive.retentionDays),
+            Status: 'Enabled',
+          }),
         ]),
       },
     });

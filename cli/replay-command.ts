@@ -1,0 +1,189 @@
+// `webhook-inbox deliveries replay`: one archived delivery, or a filtered set, sent through the processor
+// again (cli/replay.ts does the work). A refusal exits 3 (EXIT.refused), so a script can tell "not now"
+// from a failure.
+import { type Command, InvalidArgumentError } from 'commander';
+import pc from 'picocolors';
+import { INBOX_STATUSES, type InboxStatus } from '../lambdas/core/inbox';
+import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
+import { EXIT, parseDuration, print, printJson, UsageError } from './output';
+import type { ReplayOutcome, ReplaySummary } from './replay';
+
+interface ReplayOptions extends TargetOptions, JsonOption {
+  provider?: string;
+  status?: InboxStatus;
+  since?: string;
+  until?: string;
+  dryRun?: boolean;
+  maxPerSecond?: number;
+}
+
+function status(value: string): InboxStatus {
+  if (!(INBOX_STATUSES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`must be one of ${INBOX_STATUSES.join(', ')}`);
+  return value as InboxStatus;
+}
+
+/** `2h` (that long ago) or an ISO time, as epoch milliseconds. */
+export function pointInTime(text: string, nowMs: number, flag: string): number {
+  const ago = parseDuration(text);
+  if (ago !== undefined) return nowMs - ago;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) throw new UsageError(`${flag}: a duration such as 2h or 7d, or an ISO time`);
+  return at;
+}
+
+export function registerReplay(deliveries: Command): void {
+  const replay = deliveries
+    .command('replay')
+    .description('send archived deliveries through the processor again (same dedup key and idempotency key)')
+    .argument('[provider]', 'provider id (one delivery)')
+    .argument('[dedupKey]', 'its dedup key (one delivery)')
+    .option('--provider <id>', 'a filtered set: only this provider')
+    .option('--status <status>', `a filtered set: only this status (${INBOX_STATUSES.join(', ')})`, status)
+    .option('--since <when>', 'a filtered set: received since (2h, 7d, or an ISO time)')
+    .option('--until <when>', 'a filtered set: received before (as --since)')
+    .option('--dry-run', 'say what would be replayed; change nothing')
+    .option('--max-per-second <n>', 'a filtered set: at most this many replays a second', integer(1, 1000));
+  addTargetOptions(replay);
+  addJsonOption(replay);
+  replay.addHelpText(
+    'after',
+    `
+Only processed and dead-lettered deliveries are replayed; one the processor has now is refused (exit 3).
+Examples:
+  $ webhook-inbox deliveries replay stripe evt_1Q2w3e4r5t6y
+  $ webhook-inbox deliveries replay --provider github --status dead-lettered --since 2d --dry-run`,
+  );
+  replay.action(async (provider: string | undefined, key: string | undefined, options: ReplayOptions) => {
+    process.exitCode = await runReplay(provider, key, options);
+  });
+}
+
+async function runReplay(
+  provider: string | undefined,
+  key: string | undefined,
+  options: ReplayOptions,
+): Promise<number> {
+  const single = provider !== undefined;
+  if (single && key === undefined) throw new UsageError('give the provider and the dedup key, or a filter');
+  if (
+    single &&
+    (options.provider || options.status || options.since || options.until || options.maxPerSecond)
+  )
+    throw new UsageError(
+      'one delivery (provider and key) or a filter (--provider, --status, --since), not both',
+    );
+  if (!single && options.since === undefined)
+    throw new UsageError('a filtered replay needs --since (e.g. --since 2h), or give provider and dedup key');
+  const nowMs = Date.now();
+  const filter = single
+    ? undefined
+    : {
+        provider: options.provider,
+        status: options.status,
+        sinceMs: pointInTime(options.since as string, nowMs, '--since'),
+        ...(options.until === undefined ? {} : { untilMs: pointInTime(options.until, nowMs, '--until') }),
+      };
+  const { loadProject, providerOf } = await import('./context');
+  const project = await loadProject();
+  const named = single ? provider : options.provider;
+  if (named !== undefined) providerOf(project.config, named);
+  const { resolveTarget } = await import('./target');
+  const target = await resolveTarget(options, project.config, project.cwd);
+  try {
+    const { openReplayTarget, replayMany, replayOne, whoAmI } = await import('./replay');
+    const opened = await openReplayTarget(target);
+    const by = options.dryRun ? undefined : await whoAmI(target);
+    if (filter === undefined) {
+      const outcome = await replayOne(opened, provider as string, key as string, {
+        by,
+        dryRun: options.dryRun,
+      });
+      return reportOne(outcome, provider as string, key as string, options.json);
+    }
+    const bar = await progressBar(!options.json);
+    try {
+      const summary = await replayMany(opened, filter, {
+        by,
+        dryRun: options.dryRun,
+        maxPerSecond: options.maxPerSecond,
+        onProgress: (done, total) => bar?.progress(done, total),
+      });
+      bar?.stop();
+      return reportMany(summary, options.json);
+    } finally {
+      bar?.stop();
+    }
+  } finally {
+    target.close();
+  }
+}
+
+async function reportOne(
+  outcome: ReplayOutcome,
+  provider: string,
+  key: string,
+  json: boolean | undefined,
+): Promise<number> {
+  const { replayRefusalMessage } = await import('./replay');
+  if (json) {
+    printJson({
+      outcome: outcome.kind,
+      provider,
+      dedupKey: key,
+      ...(outcome.kind === 'refused' ? { reason: outcome.reason } : {}),
+      ...(outcome.kind === 'replayed'
+        ? { messageId: outcome.messageId, replays: outcome.record.replays, by: outcome.record.lastReplayedBy }
+        : {}),
+      ...(outcome.record ? { status: outcome.record.status } : {}),
+    });
+  } else if (outcome.kind === 'refused') {
+    process.stderr.write(
+      `webhook-inbox: not replayed (${outcome.reason}): ${provider} ${key}: ${replayRefusalMessage(outcome.reason, outcome.record)}\n`,
+    );
+  } else if (outcome.kind === 'would_replay') {
+    print(`dry run: would replay ${provider} ${key} (${outcome.record.status}); nothing changed`);
+  } else {
+    print(
+      `${pc.green('replayed')} ${provider} ${key} (replay ${outcome.record.replays}, message ${outcome.messageId}): ` +
+        'the processor takes it up like any delivery. Follow it with `webhook-inbox deliveries show`.',
+    );
+  }
+  return outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;
+}
+
+function reportMany(summary: ReplaySummary, json: boolean | undefined): number {
+  const refused = Object.values(summary.refused).reduce((sum, n) => sum + (n ?? 0), 0);
+  if (json) printJson({ ...summary, refusedTotal: refused });
+  else {
+    const verb = summary.dryRun ? 'would replay' : 'replayed';
+    const reasons = Object.entries(summary.refused).map(([reason, n]) => `${n} ${reason}`);
+    print(
+      `${summary.dryRun ? 'dry run: ' : ''}${summary.matched} matched, ${verb} ${summary.replayed}` +
+        (refused > 0 ? `, refused ${refused} (${reasons.join(', ')})` : ''),
+    );
+  }
+  return refused > 0 ? EXIT.refused : EXIT.ok;
+}
+
+/** The progress bar on a terminal only (as the redrive's, cli/redrive.ts). */
+async function progressBar(enabled: boolean) {
+  if (!enabled || !process.stderr.isTTY) return undefined;
+  const { SingleBar, Presets } = await import('cli-progress');
+  const bar = new SingleBar(
+    { format: 'replay [{bar}] {value}/{total} deliveries', hideCursor: true, stream: process.stderr },
+    Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    progress(done: number, total: number) {
+      if (!started) bar.start(Math.max(total, 1), 0);
+      started = true;
+      bar.update(done);
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// Replay (cli/replay.ts) against the emulators through the real SDK clients: deliveries go in through the
+// real verify handler, the processor runs them, and a replay sends them through the processor again with
+// the same dedup key and `ctx.idempotencyKey`, or is refused while the delivery is in flight.
+
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { openReplayTarget, type ReplayTarget, replayMany, replayOne } from '../../../cli/replay';
+import type { Target } from '../../../cli/target-types';
+import { parseConfig } from '../../../config';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import { toAttributes } from '../../../lambdas/adapters/inbox-item';
+import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
+import { PermanentError } from '../../../lambdas/events';
+import { useEmulators } from '../../support/emulators';
+import {
+  deliverSigned,
+  drainQueue,
+  effectCounter,
+  eventSourceFor,
+  processHandlerFor,
+} from '../../support/pipeline';
+
+const PROVIDER = 'standard-webhooks';
+const config = parseConfig({
+  providers: { [PROVIDER]: { scheme: 'standard-webhooks' } },
+  queue: { retrySchedule: [1] },
+});
+const ctx = useEmulators({ config });
+const SECRET = standardWebhooks.generateSecret();
+
+let resources: typeof ctx.resources;
+/** The handler's runs: each one's `ctx.idempotencyKey`. */
+let runs: string[];
+let failing: boolean;
+let opened: ReplayTarget;
+
+beforeEach(async () => {
+  resources = await ctx.provision();
+  runs = [];
+  failing = false;
+  const target = {
+    kind: 'local',
+    config,
+    description: 'emulators',
+    ...resources,
+    clients: async () => ctx.clients,
+    close: () => undefined,
+  } as unknown as Target;
+  opened = await openReplayTarget(target);
+});
+
+const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
+const pk = (id: string) => `${PROVIDER}#${id}`;
+
+async function deliver(id: string, type = 'order.paid'): Promise<number> {
+  const answer = await deliverSigned(ctx, resources, {
+    config,
+    provider: PROVIDER,
+    secret: SECRET,
+    body: JSON.stringify({ type, timestamp: '2026-12-01T09:00:00Z', data: { id } }),
+    id,
+  });
+  return answer.statusCode;
+}
+
+async function processAll(): Promise<void> {
+  const { handlers } = effectCounter(PROVIDER, (context) => {
+    runs.push(context.idempotencyKey);
+    if (failing) throw new PermanentError('downstream_rejected');
+  });
+  const processor = processHandlerFor(ctx, resources, handlers, { config });
+  await drainQueue(ctx, resources, eventSourceFor(ctx, resources, processor.handler));
+}
+
+describe('a single replay', () => {
+  it('runs the handler again with the same idempotency key, and records the replay', async () => {
+    expect(await deliver('msg_one')).toBe(202);
+    await processAll();
+    expect(runs).toEqual([`${PROVIDER}:msg_one`]);
+
+    const outcome = await replayOne(opened, PROVIDER, 'msg_one', {
+      by: 'arn:aws:iam::123456789012:user/ops',
+    });
+    expect(outcome).toMatchObject({ kind: 'replayed', record: { status: 'enqueued', replays: 1 } });
+    await processAll();
+
+    expect(runs).toEqual([`${PROVIDER}:msg_one`, `${PROVIDER}:msg_one`]);
+    expect(await inbox().get(pk('msg_one'))).toMatchObject({
+      status: 'processed',
+      replays: 1,
+      lastReplayedBy: 'arn:aws:iam::123456789012:user/ops',
+      lastReplayedAt: expect.any(String),
+    });
+  });
+
+  it('is still processed once when SQS hands the replay out twice (the processor dedup holds)', async () => {
+    expect(await deliver('msg_twice')).toBe(202);
+    await processAll();
+    expect(await replayOne(opened, PROVIDER, 'msg_twice')).toMatchObject({ kind: 'replayed' });
+    // A second copy of the replayed message, as an at-least-once queue may deliver it.
+    const [message] = await ctx.receiveAll(resources.queueUrl);
+    expect(message).toBeDefined();
+    await ctx.queueOps.sendRaw(resources.queueUrl, message!.body, message!.attributes);
+    await ctx.queueOps.sendRaw(resources.queueUrl, message!.body, message!.attributes);
+    await ctx.queueOps.delete(resources.queueUrl, message!.receiptHandle);
+    await processAll();
+    expect(runs).toEqual([`${PROVIDER}:msg_twice`, `${PROVIDER}:msg_twice`]);
+  });
+
+  it('changes nothing on a dry run', async () => {
+    expect(await deliver('msg_dry')).toBe(202);
+    await processAll();
+    const before = await inbox().get(pk('msg_dry'));
+    expect(await replayOne(opened, PROVIDER, 'msg_dry', { dryRun: true })).toMatchObject({
+      kind: 'would_replay',
+    });
+    expect(await inbox().get(pk('msg_dry'))).toEqual(before);
+    expect(await ctx.countMessages(resources.queueUrl)).toMatchObject({ visible: 0, delayed: 0 });
+  });
+
+  it('is refused while the delivery is in flight: queued and not yet processed, or under a live lease', async () => {
+    expect(await deliver('msg_busy')).toBe(202);
+    // Verified and queued: the record is claimed until the processor takes it.
+    expect(await replayOne(opened, PROVIDER, 'msg_busy')).toMatchObject({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
+    await processAll();
+    // A worker holds the lease now (a live one, a minute long).
+    const record = await inbox().get(pk('msg_busy'));
+    await inbox().markReplayed(record!, { nowMs: Date.now() });
+    const lease = await inbox().beginProcessing(
+      pk('msg_busy'),
+      {
+        provider: PROVIDER,
+        dedupKey: 'msg_busy',
+        payloadSha256: record!.payloadSha256,
+        expiresAt: record!.expiresAt,
+      },
+      {
+        token: 'live-worker',
+        messageId: 'm-live',
+        receiveCount: 1,
+        payloadSha256: record!.payloadSha256,
+        eventType: 'order.paid',
+        leaseMs: 60_000,
+        nowMs: Date.now(),
+      },
+    );
+    expect(lease.kind).toBe('leased');
+    const held = await inbox().get(pk('msg_busy'));
+    // The write holds the rule too: a replay that read the record before the lease was taken is refused.
+    expect(await inbox().markReplayed(record!, { nowMs: Date.now() })).toBe(false);
+    expect(await replayOne(opened, PROVIDER, 'msg_busy')).toMatchObject({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
+    expect(await inbox().get(pk('msg_busy'))).toEqual(held);
+    expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
+  });
+
+  it("refuses bytes that are not the record's, and sends nothing", async () => {
+    expect(await deliver('msg_tampered')).toBe(202);
+    await processAll();
+    await ctx.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: resources.tableName,
+        Key: toAttributes({ pk: pk('msg_tampered') }),
+        UpdateExpression: 'SET archiveBody = :other',
+        ExpressionAttributeValues: { ':other': { B: Buffer.from('{"type":"order.refunded"}') } },
+      }),
+    );
+    expect(await replayOne(opened, PROVIDER, 'msg_tampered')).toMatchObject({
+      kind: 'refused',
+      reason: 'archive_mismatch',
+    });
+    expect((await inbox().get(pk('msg_tampered')))?.status).toBe('processed');
+    expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
+  });
+
+  it('recovers a dead letter whose DLQ message was purged', async () => {
+    failing = true;
+    expect(await deliver('msg_purged')).toBe(202);
+    await processAll();
+    expect((await inbox().get(pk('msg_purged')))?.status).toBe('dead-lettered');
+    await ctx.queueOps.purge(resources.dlqUrl);
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(0);
+    // The provider's own redelivery is a duplicate for the whole dedup window: it cannot bring it back.
+    expect(await deliver('msg_purged')).toBe(200);
+
+    failing = false;
+    expect(await replayOne(opened, PROVIDER, 'msg_purged')).toMatchObject({ kind: 'replayed' });
+    await processAll();
+    expect((await inbox().get(pk('msg_purged')))?.status).toBe('processed');
+    expect(runs).toEqual([`${PROVIDER}:msg_purged`, `${PROVIDER}:msg_purged`]);
+  });
+
+  it('says not_found for a key the inbox does not know', async () => {
+    expect(await replayOne(opened, PROVIDER, 'msg_never')).toEqual({
+      kind: 'refused',
+      reason: 'not_found',
+      record: undefined,
+    });
+  });
+});
+
+describe('a filtered replay', () => {
+  it('replays what the filter matches and counts what it refuses', async () => {
+    for (const id of ['msg_a', 'msg_b', 'msg_c']) expect(await deliver(id)).toBe(202);
+    await processAll();
+    failing = true;
+    expect(await deliver('msg_dead')).toBe(202);
+    await processAll();
+    failing = false;
+    runs = [];
+    expect(await deliver('msg_queued')).toBe(202); // claimed, not yet processed: in flight
+
+    const progress: [number, number][] = [];
+    const processed = await replayMany(
+      opened,
+      { provider: PROVIDER, status: 'processed', sinceMs: Date.now() - 3_600_000 },
+      { onProgress: (done, total) => progress.push([done, total]) },
+    );
+    expect(processed).toEqual({ matched: 3, replayed: 3, refused: {}, dryRun: false });
+    expect(progress.at(-1)).toEqual([3, 3]);
+
+    const everything = await replayMany(opened, { sinceMs: Date.now() - 3_600_000 }, { dryRun: true });
+    // The three just replayed are enqueued again, and msg_queued is claimed: four in flight, one dead letter.
+    expect(everything).toEqual({ matched: 5, replayed: 1, refused: { in_flight: 4 }, dryRun: true });
+
+    await processAll();
+    expect(runs.sort()).toEqual(['msg_a', 'msg_b', 'msg_c', 'msg_queued'].map((id) => `${PROVIDER}:${id}`));
+  });
+
+  it('leaves out what was received after --until', async () => {
+    expect(await deliver('msg_early')).toBe(202);
+    await processAll();
+    const untilMs = Date.now() + 1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await deliver('msg_late')).toBe(202);
+    await processAll();
+    const summary = await replayMany(opened, { sinceMs: 0, untilMs }, { dryRun: true });
+    expect(summary).toMatchObject({ matched: 1, replayed: 1 });
+  });
+});

@@ -1,0 +1,53 @@
+// Whether a delivery may be replayed now (core/replay.ts): only once nothing will move it on by itself.
+import { describe, expect, it } from 'vitest';
+import { forwardAttribute } from '../../../../lambdas/core/destinations/forward-state';
+import type { InboxRecord } from '../../../../lambdas/core/inbox';
+import { replayDecision } from '../../../../lambdas/core/replay';
+
+const NOW = Date.UTC(2026, 11, 1, 12);
+const base: InboxRecord = {
+  pk: 'stripe#evt_1',
+  provider: 'stripe',
+  dedupKey: 'evt_1',
+  payloadSha256: 'ab'.repeat(32),
+  status: 'processed',
+  receivedAt: new Date(NOW - 60_000).toISOString(),
+  attempts: 0,
+  expiresAt: NOW / 1000 + 86_400,
+  archiveBody: Buffer.from('{}').toString('base64'),
+};
+const decide = (changes: Partial<InboxRecord>) => replayDecision({ ...base, ...changes }, NOW);
+
+describe('replayDecision', () => {
+  it('replays processed and dead-lettered deliveries, and processing ones whose lease lapsed', () => {
+    expect(decide({})).toEqual({ kind: 'replayable' });
+    expect(decide({ status: 'dead-lettered' })).toEqual({ kind: 'replayable' });
+    expect(decide({ status: 'processing', leaseUntil: NOW - 1 })).toEqual({ kind: 'replayable' });
+    expect(decide({ archiveBody: undefined, archiveRef: 's3://bucket/archive/stripe/ab' })).toEqual({
+      kind: 'replayable',
+    });
+  });
+
+  it('refuses what is in flight: claimed, enqueued, failed, under a live lease, or a destination still retrying', () => {
+    for (const status of ['claimed', 'enqueued', 'failed'] as const)
+      expect(decide({ status })).toEqual({ kind: 'refused', reason: 'in_flight' });
+    expect(decide({ status: 'processing', leaseUntil: NOW + 1 })).toEqual({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
+    const retrying = JSON.stringify({ destination: 'crm', state: 'retrying', attempts: 2, webhookId: 'w' });
+    expect(replayDecision({ ...base, [forwardAttribute('crm')]: retrying } as InboxRecord, NOW)).toEqual({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
+    const delivered = JSON.stringify({ destination: 'crm', state: 'delivered', attempts: 1, webhookId: 'w' });
+    expect(replayDecision({ ...base, [forwardAttribute('crm')]: delivered } as InboxRecord, NOW)).toEqual({
+      kind: 'replayable',
+    });
+  });
+
+  it('says not_found and not_archived', () => {
+    expect(replayDecision(undefined, NOW)).toEqual({ kind: 'refused', reason: 'not_found' });
+    expect(decide({ archiveBody: undefined })).toEqual({ kind: 'refused', reason: 'not_archived' });
+  });
+});
