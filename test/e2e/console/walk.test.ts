@@ -83,8 +83,11 @@ async function shows(selector: string, text: string): Promise<void> {
       page
         .locator(selector)
         .first()
-        .innerText({ timeout: 5_000 })
-        .catch(() => ''),
+        .textContent({ timeout: 5_000 })
+        .then(
+          (t) => t ?? '',
+          () => '',
+        ),
     (t) => t.includes(text),
     30_000,
   );
@@ -103,7 +106,7 @@ async function reloadUntil(text: string, where = 'main'): Promise<void> {
   await eventually(
     async () => {
       await page.reload();
-      return page.locator(where).innerText();
+      return (await page.locator(where).textContent()) ?? '';
     },
     (shown) => shown.includes(text),
   );
@@ -170,8 +173,9 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect(page.url()).toContain('status=dead-lettered');
     const rows = page.locator('#deliveries tbody tr');
     expect(await rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toContain(deadKey);
-    expect(await rows.first().innerText()).toContain('downstream_rejected');
+    const row = (await rows.first().textContent()) ?? '';
+    expect(row).toContain(deadKey);
+    expect(row).toContain('downstream_rejected');
     expect(await rows.first().locator('.badge').getAttribute('class')).toContain('badge-red');
   });
 
