@@ -6,7 +6,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const TOKEN_HEADER = 'x-console-token';
-export const TOKEN_COOKIE = 'webhook_inbox_console';
+/** Cookies are not kept apart by port: each console's carries its port, so two launches never mix. */
+export function tokenCookieName(port: number): string {
+  return `webhook_inbox_console_${port}`;
+}
 
 /** 32 random bytes as URL-safe text: printed once, in the URL the operator opens. */
 export function newToken(): string {
@@ -29,10 +32,10 @@ export function allowedHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
 
-function cookieToken(request: IncomingMessage): string | undefined {
+function cookieToken(request: IncomingMessage, port: number): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === TOKEN_COOKIE) return value.join('=');
+    if (name === tokenCookieName(port)) return value.join('=');
   }
   return undefined;
 }
@@ -79,7 +82,7 @@ export function gate(request: IncomingMessage, url: URL, input: GateInput): Gate
   if (sameToken(input.token, url.searchParams.get('token') ?? undefined)) {
     return { kind: 'allow', setCookie: true };
   }
-  return sameToken(input.token, cookieToken(request))
+  return sameToken(input.token, cookieToken(request, input.port))
     ? { kind: 'allow', setCookie: false }
     : { kind: 'refuse', status: 401 };
 }
@@ -97,6 +100,6 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-export function tokenCookie(token: string): string {
-  return `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+export function tokenCookie(token: string, port: number): string {
+  return `${tokenCookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
 }

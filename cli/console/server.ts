@@ -313,7 +313,7 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       url.searchParams.delete('token');
       response.writeHead(303, {
         ...SECURITY_HEADERS,
-        'set-cookie': tokenCookie(options.token),
+        'set-cookie': tokenCookie(options.token, port),
         location: `${url.pathname}${url.search}`,
       });
       response.end();

@@ -137,9 +137,14 @@ describe('the console server', () => {
     const wrong = await call(server.port, `/deliveries?token=${newToken()}`);
     expect(wrong.status).toBe(401);
     const wrongCookie = await call(server.port, '/deliveries', {
-      headers: { cookie: `webhook_inbox_console=${newToken()}` },
+      headers: { cookie: `webhook_inbox_console_${server.port}=${newToken()}` },
     });
     expect(wrongCookie.status).toBe(401);
+    // Cookies are shared across ports: another console's cookie, even with this token, is not this one's.
+    const otherConsole = await call(server.port, '/deliveries', {
+      headers: { cookie: `webhook_inbox_console_${readOnly.port}=${token}` },
+    });
+    expect(otherConsole.status).toBe(401);
   });
 
   it('takes a page token from the URL once, answering with an HttpOnly SameSite=Strict cookie and a URL without it', async () => {
@@ -147,11 +152,11 @@ describe('the console server', () => {
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe('/deliveries?status=failed');
     const cookie = String(first.headers['set-cookie']);
-    expect(cookie).toContain(`webhook_inbox_console=${token}`);
+    expect(cookie).toContain(`webhook_inbox_console_${server.port}=${token}`);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
     const page = await call(server.port, '/deliveries?status=failed', {
-      headers: { cookie: `webhook_inbox_console=${token}` },
+      headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
     expect(page.status).toBe(200);
     expect(page.body).toContain('evt_1');
@@ -159,7 +164,9 @@ describe('the console server', () => {
 
   it('takes an API token from the header only: the cookie a browser attaches by itself is not enough', async () => {
     const path = '/api/payload?provider=mobazha&key=evt_1';
-    const byCookie = await call(server.port, path, { headers: { cookie: `webhook_inbox_console=${token}` } });
+    const byCookie = await call(server.port, path, {
+      headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
+    });
     expect(byCookie.status).toBe(401);
     const byQuery = await call(server.port, `${path}&token=${token}`);
     expect(byQuery.status).toBe(401);
@@ -185,7 +192,7 @@ describe('the console server', () => {
 
   it('runs a mutation only for a JSON POST that carries the token in the header', async () => {
     const body = JSON.stringify({ scope: 'all' });
-    const cookie = `webhook_inbox_console=${token}`;
+    const cookie = `webhook_inbox_console_${server.port}=${token}`;
     const refused = [
       await call(server.port, '/api/redrive', { headers: { 'x-console-token': token } }),
       await call(server.port, `/api/redrive?token=${token}`, { method: 'POST', headers: JSON_TYPE, body }),
@@ -218,13 +225,15 @@ describe('the console server', () => {
       expect(answer.status, path).toBe(403);
     }
     expect(readOnlyCalls).toEqual([]);
-    const cookie = { cookie: `webhook_inbox_console=${token}` };
+    const cookie = { cookie: `webhook_inbox_console_${readOnly.port}=${token}` };
     for (const path of ['/dead-letters', '/delivery?provider=mobazha&key=evt_1', '/providers']) {
       const page = await call(readOnly.port, path, { headers: cookie });
       expect(page.status, path).toBe(200);
       expect(page.body, path).not.toMatch(/data-action="(redrive|replay|purge|rotate)/);
     }
-    const writable = await call(server.port, '/dead-letters', { headers: cookie });
+    const writable = await call(server.port, '/dead-letters', {
+      headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
+    });
     expect(writable.body).toMatch(/data-action="redrive-group"/);
     expect(writable.body).toMatch(/data-action="purge"/);
   });
@@ -241,7 +250,7 @@ describe('the console server', () => {
       }),
       await call(server.port, '/deliveries'),
       await call(server.port, '/deliveries', {
-        headers: { cookie: `webhook_inbox_console=${token}`, origin: 'https://evil.example' },
+        headers: { cookie: `webhook_inbox_console_${server.port}=${token}`, origin: 'https://evil.example' },
       }),
       await call(server.port, '/api/jobs/x', { headers: { 'x-console-token': token } }),
     ];
