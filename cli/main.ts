@@ -55,12 +55,12 @@ export function buildProgram(): Command {
   const consoleCommand = program
     .command('console')
     .description('a web console on 127.0.0.1: deliveries, dead letters, redrive, replay, providers')
-    .option('--port <n>', 'port on 127.0.0.1 (default: 0, a free one)', port, '0')
+    .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', port)
     .option('--read-only', 'show everything, change nothing: no redrive, replay, purge or rotate');
   addTargetOptions(consoleCommand);
-  consoleCommand.action(async (options: TargetOptions & { port: string; readOnly?: boolean }) => {
+  consoleCommand.action(async (options: TargetOptions & { port?: string; readOnly?: boolean }) => {
     const { runConsole } = await import('./console/run');
-    await runConsole({ ...options, port: Number(options.port) });
+    await runConsole({ ...options, port: Number(options.port ?? 0) });
     keepRunning = true;
   });
 

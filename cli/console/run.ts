@@ -3,7 +3,7 @@
 // command does: nothing new is exposed, and the only listener is on 127.0.0.1.
 import pc from 'picocolors';
 import type { TargetOptions } from '../options';
-import { print } from '../output';
+import { CliError, print } from '../output';
 import { replayer, revealPayload } from './archive';
 import { ConsoleOperations } from './operations';
 import { newToken } from './security';
@@ -34,12 +34,19 @@ export async function runConsole(options: ConsoleCommandOptions): Promise<Runnin
     replay: replayer(target),
   });
   const token = newToken();
-  const running = await startConsoleServer({
-    port: options.port,
-    readOnly: !!options.readOnly,
-    token,
-    backend,
-  });
+  let running: RunningConsole;
+  try {
+    running = await startConsoleServer({ port: options.port, readOnly: !!options.readOnly, token, backend });
+  } catch (error) {
+    target.close();
+    if ((error as { code?: string }).code === 'EADDRINUSE') {
+      throw new CliError(
+        `port ${options.port} is in use on 127.0.0.1`,
+        'pick another with --port, or leave it out for a free one',
+      );
+    }
+    throw error;
+  }
   print(
     `${pc.bold('webhook-inbox console')} for the ${target.description}${options.readOnly ? ' (read-only)' : ''}`,
   );
