@@ -91,13 +91,20 @@ async function readArchive(payloads: S3PayloadReader, record: InboxRecord): Prom
 
 /**
  * A delivery's archived bytes, for `deliveries show --reveal` and the console's reveal; undefined when the
- * record names none or the object is gone. Not checked against payloadSha256: replayOne checks before it
- * sends; a reveal shows what is there.
+ * record names none or the object is gone. A record from a listing may carry only some attributes (an
+ * index's projection): then the whole record is read first. Not checked against payloadSha256: replayOne
+ * checks before it sends; a reveal shows what is there.
  */
 export async function archivedPayload(target: Target, record: InboxRecord): Promise<Buffer | undefined> {
   const clients = await target.clients();
+  let full: InboxRecord | undefined = record;
+  if (record.archiveBody === undefined && record.archiveRef === undefined) {
+    const { DynamoInbox } = await import('../lambdas/adapters/dynamo-inbox');
+    full = await new DynamoInbox(clients.dynamodb, target.tableName).get(record.pk);
+    if (!full) return undefined;
+  }
   const { S3PayloadReader } = await import('../lambdas/adapters/s3-payloads');
-  const read = await readArchive(new S3PayloadReader(clients.s3, target.bucketName), record);
+  const read = await readArchive(new S3PayloadReader(clients.s3, target.bucketName), full);
   return read.kind === 'bytes' ? read.body : undefined;
 }
 

@@ -96,8 +96,9 @@ async function ensureBucket(clients: Clients, bucketName: string): Promise<void>
   } catch (error) {
     if (!isAwsError(error, 'BucketAlreadyOwnedByYou')) throw error;
   }
-  // No lifecycle expiry here (fauxqs does not implement bucket configuration); objects live as long as
-  // the emulator, which keeps them in memory only.
+  // No lifecycle expiry here (fauxqs does not implement bucket configuration), for payloads/ nor the
+  // archive's archive/ (config/resources.ts payloadBucketLifecycle): objects live as long as the emulator,
+  // which keeps them in memory only.
 }
 
 /** Idempotent: creates what is missing and brings existing queues to the configured attributes. */

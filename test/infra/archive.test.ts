@@ -27,7 +27,7 @@ function payloadBucketRules(template: Template): Rule[] {
     .map((bucket) => bucket.Properties ?? {})
     .filter((properties) => properties.LoggingConfiguration !== undefined);
   expect(buckets).toHaveLength(1);
-  return (buckets[0]?.LifecycleConfiguration as { Rules: Rule[] }).Rules;
+  return (buckets[0]?.LifecycleConfiguration as { Rules: Rule[] } | undefined)?.Rules ?? [];
 }
 
 function rulesFor(archive: Record<string, unknown> | undefined): Rule[] {
@@ -67,10 +67,10 @@ describe('the archive grants', () => {
   function s3Grants(service: string): { actions: string[]; objects: string }[] {
     const functionId = functionIdOf(template, service);
     const role = (
-      resourcesOf(template, 'AWS::Lambda::Function')[functionId]?.Properties?.Role as {
-        'Fn::GetAtt': [string];
-      }
-    )['Fn::GetAtt'][0];
+      resourcesOf(template, 'AWS::Lambda::Function')[functionId]?.Properties?.Role as
+        | { 'Fn::GetAtt': [string] }
+        | undefined
+    )?.['Fn::GetAtt'][0];
     const policies = resourcesOf(template, 'AWS::IAM::Policy');
     return allStatements(template)
       .filter(({ logicalId }) =>

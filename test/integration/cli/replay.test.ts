@@ -4,7 +4,13 @@
 
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { openReplayTarget, type ReplayTarget, replayMany, replayOne } from '../../../cli/replay';
+import {
+  archivedPayload,
+  openReplayTarget,
+  type ReplayTarget,
+  replayMany,
+  replayOne,
+} from '../../../cli/replay';
 import type { Target } from '../../../cli/target-types';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
@@ -201,6 +207,19 @@ describe('a single replay', () => {
       reason: 'not_found',
       record: undefined,
     });
+  });
+});
+
+describe('archivedPayload', () => {
+  it('gives the archived bytes, reading the whole record when handed a partial one', async () => {
+    expect(await deliver('msg_reveal')).toBe(202);
+    await processAll();
+    const record = await inbox().get(pk('msg_reveal'));
+    const bytes = await archivedPayload(opened.target, record!);
+    expect(JSON.parse(bytes!.toString())).toMatchObject({ data: { id: 'msg_reveal' } });
+    const { archiveBody: _projectedAway, ...partial } = record!;
+    expect(await archivedPayload(opened.target, partial)).toEqual(bytes);
+    expect(await archivedPayload(opened.target, { ...partial, pk: pk('msg_gone') })).toBeUndefined();
   });
 });
 
