@@ -10,6 +10,7 @@ import { registerDeliveries } from './deliveries';
 import { registerDestinations } from './destinations';
 import { registerDlq } from './dlq';
 import { registerEndpoints } from './endpoints';
+import { addTargetOptions, type TargetOptions } from './options';
 import { EXIT, reportError } from './output';
 import { registerSecrets } from './secrets';
 import { registerSelftest } from './selftest';
@@ -50,6 +51,18 @@ export function buildProgram(): Command {
       keepRunning = true;
       await runDev({ port: localPort(options.port), dataDir: options.dataDir, forwardTo: options.forwardTo });
     });
+
+  const consoleCommand = program
+    .command('console')
+    .description('a web console on 127.0.0.1: deliveries, dead letters, redrive, replay, providers')
+    .option('--port <n>', 'port on 127.0.0.1 (default: a free one)', port)
+    .option('--read-only', 'show everything, change nothing: no redrive, replay, purge or rotate');
+  addTargetOptions(consoleCommand);
+  consoleCommand.action(async (options: TargetOptions & { port?: string; readOnly?: boolean }) => {
+    const { runConsole } = await import('./console/run');
+    await runConsole({ ...options, port: Number(options.port ?? 0) });
+    keepRunning = true;
+  });
 
   registerSend(program);
   registerSelftest(program);

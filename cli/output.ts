@@ -107,17 +107,19 @@ export function statusColour(status: number): (text: string) => string {
   return pc.red;
 }
 
-const INBOX_COLOURS: Record<string, (text: string) => string> = {
-  processed: pc.green,
-  enqueued: pc.cyan,
-  processing: pc.cyan,
-  claimed: pc.dim,
-  failed: pc.yellow,
-  'dead-lettered': pc.red,
+/** Each inbox status's colour: the CLI's tables and the console's badges both read it. */
+export const INBOX_COLOURS: Record<string, 'green' | 'cyan' | 'dim' | 'yellow' | 'red'> = {
+  processed: 'green',
+  enqueued: 'cyan',
+  processing: 'cyan',
+  claimed: 'dim',
+  failed: 'yellow',
+  'dead-lettered': 'red',
 };
 
 export function inboxStatus(status: string): string {
-  return (INBOX_COLOURS[status] ?? ((s: string) => s))(status);
+  const colour = INBOX_COLOURS[status];
+  return colour === undefined ? status : pc[colour](status);
 }
 
 /** `3s`, `4m`, `2h 5m`, `3d 4h`: how long ago, for people. */

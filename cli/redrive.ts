@@ -3,7 +3,7 @@
 // has none, by receive, send and delete. Either way only what moved is marked, and only after it moved.
 import pc from 'picocolors';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
-import type { MoveTaskStatus, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
+import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { type DlqEntry, describeMessage, entriesTable, withInboxFacts } from './dlq-entry';
 import type { JsonOption } from './options';
 import { CliError, describeError, print, printJson } from './output';
@@ -103,7 +103,38 @@ async function markRequeued(
 ): Promise<boolean> {
   if (destination !== undefined) return false;
   if (!entry.provider || !entry.dedupKey) return false;
-  return inbox.markRequeued(`${entry.provider}#${entry.dedupKey}`, Date.now(), sinceMs).catch(() => false);
+  const pk = `${entry.provider}#${entry.dedupKey}`;
+  await inbox.noteRedriven(pk, Date.now()).catch(() => false);
+  return inbox.markRequeued(pk, Date.now(), sinceMs).catch(() => false);
+}
+
+/**
+ * Moves one received DLQ message to the main queue: sent with the same body and attributes (minus
+ * errorCode), deleted from the DLQ only once the send succeeded, then its inbox record marked. Shared by
+ * the whole-queue move here and the selective one (redrive-select.ts). `movedBefore` is for the message.
+ */
+export async function moveMessage(
+  opened: Opened,
+  message: ReceivedMessage,
+  startedMs: number,
+  movedBefore: number,
+): Promise<void> {
+  const { target, ops } = opened;
+  const entry = describeMessage(message);
+  const { errorCode: _errorCode, ...attributes } = message.attributes;
+  try {
+    await ops.sendRaw(target.queueUrl, message.body, attributes);
+  } catch (error) {
+    throw new CliError(
+      `redrive stopped after ${movedBefore} message(s): cannot send to the main queue: ${describeError(error)}`,
+      'the message that failed is still in the DLQ; run the redrive again',
+    );
+  }
+  // Only after the send succeeded: a failure here leaves a copy in the DLQ, never a lost message.
+  await ops.delete(target.dlqUrl, message.receiptHandle);
+  // Only what moved is marked, and only after it moved: a record the processor has already taken
+  // (leased, processed, given up again) is left as it is.
+  await markRequeued(opened, entry, startedMs);
 }
 
 async function redriveLocally(
@@ -129,21 +160,7 @@ async function redriveLocally(
         const wait = nextAt - Date.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         nextAt = Math.max(nextAt, Date.now()) + spacingMs;
-        const entry = describeMessage(message);
-        const { errorCode: _errorCode, ...attributes } = message.attributes;
-        try {
-          await ops.sendRaw(target.queueUrl, message.body, attributes);
-        } catch (error) {
-          throw new CliError(
-            `redrive stopped after ${moved} message(s): cannot send to the main queue: ${describeError(error)}`,
-            'the message that failed is still in the DLQ; run the redrive again',
-          );
-        }
-        // Only after the send succeeded: a failure here leaves a copy in the DLQ, never a lost message.
-        await ops.delete(target.dlqUrl, message.receiptHandle);
-        // Only what moved is marked, and only after it moved: a record the processor has already taken
-        // (leased, processed, given up again) is left as it is.
-        await markRequeued(opened, entry, startedMs);
+        await moveMessage(opened, message, startedMs, moved);
         moved++;
         bar?.update(moved);
       }

@@ -2,6 +2,7 @@
 // to the adapters. Nothing else constructs a client, so every caller can point the same code at AWS or at
 // the emulators.
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -140,4 +141,9 @@ export function createLambdaClient(options: AwsClientOptions = {}): LambdaClient
 /** The CLI's, for `destinations test` of an EventBridge destination on a stack. */
 export function createEventBridgeClient(options: AwsClientOptions = {}): EventBridgeClient {
   return new EventBridgeClient(commonConfig(options, undefined));
+}
+
+/** The console's, on a stack: whether a previous secret is still used (the PreviousSecretUsed metric). */
+export function createCloudWatchClient(options: AwsClientOptions = {}): CloudWatchClient {
+  return new CloudWatchClient(commonConfig(options, undefined));
 }

@@ -335,6 +335,18 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   }
 
   /**
+   * When an operator moved the delivery back from the DLQ, for its timeline. Apart from markRequeued,
+   * whose condition fails once the processor has taken the moved copy: the time is a fact either way.
+   */
+  async noteRedriven(pk: string, nowMs: number): Promise<boolean> {
+    return this.update(pk, {
+      UpdateExpression: 'SET redrivenAt = :at',
+      ConditionExpression: 'attribute_exists(pk)',
+      values: { ':at': new Date(nowMs).toISOString() },
+    });
+  }
+
+  /**
    * An operator's listing by a Scan of the whole table, as before the listing index: kept for the callers
    * that read a small table whole. listPage reads the page instead.
    */

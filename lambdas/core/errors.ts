@@ -13,7 +13,15 @@ export class WebhookInboxError extends Error {
  */
 export class DependencyError extends WebhookInboxError {
   constructor(
-    readonly dependency: 'dynamodb' | 'sqs' | 's3' | 'secrets' | 'cloudformation' | 'eventbridge' | 'lambda',
+    readonly dependency:
+      | 'dynamodb'
+      | 'sqs'
+      | 's3'
+      | 'secrets'
+      | 'cloudformation'
+      | 'eventbridge'
+      | 'lambda'
+      | 'cloudwatch',
     readonly operation: string,
     options?: ErrorOptions,
   ) {

@@ -40,6 +40,8 @@ export interface InboxRecord {
    */
   deadLetterMessageId?: string;
   deadLetteredAt?: string;
+  /** When an operator last moved the delivery back from the DLQ (markRequeued). */
+  redrivenAt?: string;
   receivedAt: string;
   enqueuedAt?: string;
   processedAt?: string;

@@ -230,6 +230,19 @@ export async function drainQueue(
   throw new Error('the main queue did not empty');
 }
 
+/** Processes the main queue until it is empty, with a `*` handler for `provider` that does `onRun`. */
+export async function processAllWith(
+  ctx: EmulatorContext,
+  resources: EmulatorContext['resources'],
+  provider: string,
+  onRun: (context: EventContext) => void | Promise<void>,
+  config?: Config,
+): Promise<void> {
+  const { handlers } = effectCounter(provider, onRun);
+  const processor = processHandlerFor(ctx, resources, handlers, config ? { config } : {});
+  await drainQueue(ctx, resources, eventSourceFor(ctx, resources, processor.handler));
+}
+
 /** A REST proxy event for a delivery signed by the provider's scheme, as the provider would send it. */
 export function signedEvent(
   provider: string,

@@ -112,3 +112,25 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** Sends one signed sample delivery to a running instance; returns its delivery id (the dedup key of most schemes). */
+export async function sendSample(
+  dir: string,
+  gatewayUrl: string,
+  providerId: string,
+  event: string,
+): Promise<string> {
+  const { post, sampleDelivery, signDelivery } = await import('../../../cli/delivery');
+  const provider = loadProjectConfig(dir).providers[providerId];
+  if (!provider) throw new Error(`${providerId} is not configured`);
+  const url = `${gatewayUrl}/webhooks/${providerId}`;
+  const delivery = sampleDelivery(provider, { event, nowMs: Date.now(), url });
+  const signed = signDelivery(provider, delivery, {
+    secret: readSecrets(dir)[providerId]?.[0] as string,
+    timestamp: Math.floor(Date.now() / 1000),
+    url,
+  });
+  const answer = await post(url, signed.body, signed.headers);
+  if (answer.status !== 202) throw new Error(`${providerId} ${event} answered ${answer.status}`);
+  return delivery.deliveryId;
+}

@@ -1,0 +1,41 @@
+// The console's reveal and replay, through cli/replay.ts (the archive and replay of issue 16 §1): the same
+// functions `deliveries show --reveal` and `deliveries replay` use, with the operator's identity.
+import type { InboxRecord } from '../../lambdas/core/inbox';
+import {
+  archivedPayload,
+  openReplayTarget,
+  type ReplayTarget,
+  replayOne,
+  replayRefusalMessage,
+  whoAmI,
+} from '../replay';
+import type { Target } from '../target-types';
+
+export type ReplayAnswer =
+  | { kind: 'replayed'; messageId: string }
+  | { kind: 'refused'; reason: string; message: string };
+
+export function revealPayload(target: Target, record: InboxRecord): Promise<Buffer | undefined> {
+  return archivedPayload(target, record);
+}
+
+/** Replays for one console launch: the target is opened and the operator named once. */
+export function replayer(target: Target): (provider: string, dedupKey: string) => Promise<ReplayAnswer> {
+  let opened: Promise<{ replayTarget: ReplayTarget; by: string | undefined }> | undefined;
+  return async (provider, dedupKey) => {
+    opened ??= Promise.all([openReplayTarget(target), whoAmI(target)]).then(([replayTarget, by]) => ({
+      replayTarget,
+      by,
+    }));
+    const { replayTarget, by } = await opened;
+    const outcome = await replayOne(replayTarget, provider, dedupKey, by === undefined ? {} : { by });
+    if (outcome.kind === 'replayed') return { kind: 'replayed', messageId: outcome.messageId };
+    if (outcome.kind === 'refused')
+      return {
+        kind: 'refused',
+        reason: outcome.reason,
+        message: replayRefusalMessage(outcome.reason, outcome.record),
+      };
+    return { kind: 'refused', reason: 'dry_run', message: 'a dry run sends nothing' };
+  };
+}

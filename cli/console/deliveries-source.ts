@@ -1,0 +1,97 @@
+// The console's reads of the inbox's listing index (never of the DLQ: a ReceiveMessage peek raises every
+// message's receive count and hides it from other readers): pages with DynamoInbox.listPage, keys with
+// findByPrefix and findByDeliveryId.
+import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import type { InboxRecord, InboxStatus } from '../../lambdas/core/inbox';
+
+export interface DeliveryQuery {
+  provider?: string;
+  status?: InboxStatus;
+  sinceMs?: number;
+  untilMs?: number;
+  /** A dedup key, a prefix of one (6 characters or more), or a delivery id. */
+  search?: string;
+  cursor?: string;
+  limit: number;
+}
+
+export interface DeliveryPage {
+  records: InboxRecord[];
+  /** The next page's cursor; undefined on the last page. */
+  cursor?: string;
+}
+
+export const MIN_PREFIX = 6;
+/** The Dead letters page groups at most this many. */
+const DEAD_LETTER_LIMIT = 10_000;
+
+function withinTime(record: InboxRecord, query: Pick<DeliveryQuery, 'sinceMs' | 'untilMs'>): boolean {
+  const at = Date.parse(record.receivedAt);
+  return (
+    (query.sinceMs === undefined || at >= query.sinceMs) &&
+    (query.untilMs === undefined || at < query.untilMs)
+  );
+}
+
+export class DeliveriesSource {
+  constructor(
+    private readonly inbox: DynamoInbox,
+    private readonly providers: readonly string[],
+  ) {}
+
+  get(provider: string, dedupKey: string): Promise<InboxRecord | undefined> {
+    return this.inbox.get(`${provider}#${dedupKey}`);
+  }
+
+  async page(query: DeliveryQuery): Promise<DeliveryPage> {
+    if (query.search !== undefined && query.search !== '') return { records: await this.search(query) };
+    const { records, cursor } = await this.inbox.listPage({
+      provider: query.provider,
+      status: query.status,
+      sinceMs: query.sinceMs,
+      untilMs: query.untilMs,
+      limit: query.limit,
+      cursor: query.cursor,
+    });
+    return { records, ...(cursor === undefined ? {} : { cursor }) };
+  }
+
+  /** Every dead-lettered delivery, newest first, from the inbox index. */
+  async deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+    const records: InboxRecord[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.inbox.listPage({
+        status: 'dead-lettered',
+        limit: Math.min(1000, limit - records.length),
+        cursor,
+      });
+      records.push(...page.records);
+      cursor = page.cursor;
+    } while (cursor !== undefined && records.length < limit);
+    return records;
+  }
+
+  /** An exact dedup key under any provider, then a key prefix, then a delivery id. */
+  private async search(query: DeliveryQuery): Promise<InboxRecord[]> {
+    const text = (query.search ?? '').trim().replace(/…$/, '');
+    const providers = query.provider ? [query.provider] : this.providers;
+    const keep = (r: InboxRecord) =>
+      (query.status === undefined || r.status === query.status) && withinTime(r, query);
+    const exact = (await Promise.all(providers.map((p) => this.get(p, text)))).filter(
+      (r): r is InboxRecord => r !== undefined,
+    );
+    if (exact.length > 0) return exact.filter(keep);
+    const found = new Map<string, InboxRecord>();
+    if (text.length >= MIN_PREFIX) {
+      for (const p of providers) {
+        for (const r of await this.inbox.findByPrefix(p, text, query.limit)) found.set(r.pk, r);
+      }
+    }
+    for (const r of await this.inbox.findByDeliveryId(text, query.provider, query.limit)) found.set(r.pk, r);
+    return [...found.values()]
+      .filter(keep)
+      .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : -1))
+      .slice(0, query.limit);
+  }
+}

@@ -1,0 +1,315 @@
+// The console's pages, rendered on the server from the inbox index. Mutations are buttons the client
+// script turns into POSTs with the token header; in read-only mode they are not rendered at all.
+import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
+import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
+import { formatAge } from '../output';
+import type { DeliveryPage, DeliveryQuery } from './deliveries-source';
+import {
+  dash,
+  deliveryLink,
+  details,
+  esc,
+  type Frame,
+  layout,
+  query,
+  statusBadge,
+  table,
+  time,
+} from './html';
+import type { DeadLetterGroup, ProviderView } from './operations';
+
+/** A record field the inbox type may not name yet (lastErrorDetail, written by the processor's newer code). */
+function field(record: InboxRecord, name: string): string | number | undefined {
+  const value = (record as unknown as Record<string, unknown>)[name];
+  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+}
+
+const epochText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+
+export const RANGES = [
+  ['15m', '15 minutes', 900_000],
+  ['1h', '1 hour', 3_600_000],
+  ['24h', '24 hours', 86_400_000],
+  ['7d', '7 days', 604_800_000],
+  ['30d', '30 days', 2_592_000_000],
+] as const;
+
+export interface DeliveriesForm {
+  provider?: string;
+  status?: string;
+  range?: string;
+  until?: string;
+  q?: string;
+  cursor?: string;
+}
+
+function select(
+  name: string,
+  label: string,
+  options: readonly (readonly [string, string])[],
+  value?: string,
+) {
+  return `<label>${esc(label)} <select name="${name}"><option value="">any</option>${options
+    .map(([v, text]) => `<option value="${esc(v)}"${v === value ? ' selected' : ''}>${esc(text)}</option>`)
+    .join('')}</select></label>`;
+}
+
+export function deliveriesPage(
+  frame: Frame,
+  providers: readonly string[],
+  form: DeliveriesForm,
+  page: DeliveryPage,
+  limit: DeliveryQuery['limit'],
+): string {
+  const filters = `<form class="filters" method="get" action="/deliveries">
+${select(
+  'provider',
+  'Provider',
+  providers.map((p) => [p, p] as const),
+  form.provider,
+)}
+${select(
+  'status',
+  'Status',
+  INBOX_STATUSES.map((s) => [s, s] as const),
+  form.status,
+)}
+${select(
+  'range',
+  'Received within',
+  RANGES.map(([v, text]) => [v, text] as const),
+  form.range,
+)}
+<label>Before (UTC) <input type="datetime-local" name="until" value="${esc(form.until)}"></label>
+<label class="grow">Search <input type="search" name="q" value="${esc(form.q)}" placeholder="dedup key, key prefix (6+) or delivery id"></label>
+<button type="submit">Filter</button> <a class="button secondary" href="/deliveries">Clear</a>
+</form>`;
+  const rows = page.records.map((r) => [
+    time(r.receivedAt),
+    esc(r.provider),
+    dash(r.eventType),
+    statusBadge(r.status),
+    `<span class="num">${esc(r.attempts ?? 0)}</span>`,
+    dash(r.lastErrorCode),
+    deliveryLink(r.provider, r.dedupKey, r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey),
+  ]);
+  const next = page.cursor
+    ? `<a class="button secondary" href="/deliveries${esc(query({ ...form, cursor: page.cursor }))}">Next ${limit} →</a>`
+    : '';
+  const first = form.cursor
+    ? `<a class="button secondary" href="/deliveries${esc(query({ ...form, cursor: undefined }))}">← Newest</a>`
+    : '';
+  return layout(
+    frame,
+    'deliveries',
+    'Deliveries',
+    `${filters}
+${table(
+  ['Received (UTC)', 'Provider', 'Event', 'Status', 'Failed attempts', 'Last error', 'Dedup key'],
+  rows,
+  'No deliveries match.',
+  ' id="deliveries"',
+)}
+<div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${next}</div>`,
+  );
+}
+
+interface TimelineEntry {
+  at: string;
+  what: string;
+  note?: string;
+}
+
+/** What the record's times say happened, in order. The record keeps the count and the last error of failed attempts, not each one. */
+export function timeline(record: InboxRecord): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  const add = (at: string | number | undefined, what: string, note?: string) => {
+    if (typeof at === 'string') entries.push({ at, what, ...(note ? { note } : {}) });
+  };
+  add(record.receivedAt, 'received', record.deliveryId ? `delivery id ${record.deliveryId}` : undefined);
+  add(record.enqueuedAt, 'enqueued', record.messageId ? `message ${record.messageId}` : undefined);
+  const detail = field(record, 'lastErrorDetail');
+  const failures = record.attempts ?? 0;
+  if (failures > 0) {
+    const note = `${failures} failed attempt${failures === 1 ? '' : 's'}; last error ${record.lastErrorCode ?? 'unknown'}${detail ? `: ${detail}` : ''}`;
+    // The last failure is at the give-up when there was one; otherwise the record does not say when.
+    add(record.deadLetteredAt ?? record.receivedAt, 'attempts failed', note);
+  }
+  add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
+  add(record.redrivenAt, 'redriven', 'moved back from the DLQ');
+  const replays = record.replays ?? 1;
+  add(
+    record.lastReplayedAt,
+    'replayed',
+    `${replays} replay${replays === 1 ? '' : 's'}${record.lastReplayedBy ? `, last by ${record.lastReplayedBy}` : ''}`,
+  );
+  add(record.forwardedAt, 'forwarded', 'copies sent to the destinations');
+  add(record.processedAt, 'processed');
+  return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+export function deliveryPage(frame: Frame, record: InboxRecord): string {
+  const key = { provider: record.provider, key: record.dedupKey };
+  const archived = record.archiveBody !== undefined || record.archiveRef !== undefined;
+  const actions = frame.readOnly
+    ? ''
+    : `<div class="actions">
+<button data-action="replay" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}"${archived ? '' : ' disabled title="not archived: nothing to replay"'}>Replay</button>
+${
+  record.status === 'dead-lettered' || record.status === 'failed'
+    ? `<button data-action="redrive" data-keys="${esc(record.pk)}">Redrive</button>`
+    : ''
+}
+<span class="job" hidden><progress max="1" value="0"></progress> <span class="job-text"></span></span>
+</div>`;
+  const detail = field(record, 'lastErrorDetail');
+  const recordPairs: [string, string][] = [
+    ['provider', esc(record.provider)],
+    ['dedup key', `<span class="mono">${esc(record.dedupKey)}</span>`],
+    ['status', statusBadge(record.status)],
+    ['event type', dash(record.eventType)],
+    ['delivery id', dash(record.deliveryId)],
+    ['failed attempts', esc(record.attempts ?? 0)],
+    ['last error', dash(record.lastErrorCode)],
+    ...(detail ? [['error detail', `<span class="mono">${esc(detail)}</span>`] as [string, string]] : []),
+    ['received', time(record.receivedAt)],
+    ['processed', time(record.processedAt)],
+    ['message id', dash(record.messageId)],
+    ['replays', dash(record.replays)],
+    [
+      'last replay',
+      record.lastReplayedAt
+        ? `${time(record.lastReplayedAt)} ${record.lastReplayedBy ? `by ${esc(record.lastReplayedBy)}` : ''}`
+        : dash(undefined),
+    ],
+    ['dedup window ends', esc(epochText(record.dedupUntil ?? record.expiresAt))],
+    ['record expires', esc(epochText(record.expiresAt))],
+    ['archived', record.archivedAt ? time(record.archivedAt) : dash(undefined)],
+  ];
+  const events = timeline(record).map((e) => [time(e.at), `<strong>${esc(e.what)}</strong>`, dash(e.note)]);
+  const destinations = forwardStatesOf(record).map((s) => [
+    esc(s.destination),
+    esc(s.state),
+    esc(s.attempts),
+    s.lastStatus === undefined
+      ? dash(s.lastErrorCode)
+      : `${esc(s.lastStatus)}${s.lastErrorCode ? ` (${esc(s.lastErrorCode)})` : ''}`,
+    time(s.lastAttemptAt),
+    s.state === 'retrying' ? time(s.nextAttemptAt) : dash(undefined),
+  ]);
+  const payload = `<section class="payload" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}">
+<h2>Payload</h2>
+<p class="dim">sha256 <span class="mono">${esc(record.payloadSha256)}</span>${archived ? ` · archived ${esc(record.archivedAt?.slice(0, 19).replace('T', ' ') ?? '')}` : ' · not archived: there are no bytes to show or replay'}</p>
+<div class="masked" id="payload-masked">${archived ? '●●●●●●●● masked: payloads may hold personal data <button data-action="reveal">Reveal</button>' : 'no archived bytes'}</div>
+<div id="payload-shown" hidden>
+<div class="tabs"><button data-view="json">JSON</button><button data-view="text">Text</button><button data-view="hex">Hex</button> <span class="dim payload-size"></span></div>
+<pre id="payload-body"></pre></div>
+</section>`;
+  return layout(
+    frame,
+    'deliveries',
+    `${record.provider} delivery`,
+    `<p class="subtitle mono">${esc(record.dedupKey)} ${statusBadge(record.status)}</p>
+${actions}
+<div class="columns"><section><h2>Record</h2>${details(recordPairs)}</section>
+<section><h2>Timeline</h2>${table(['When (UTC)', 'What', ''], events, 'No times recorded.', ' id="timeline"')}</section></div>
+${
+  destinations.length > 0
+    ? `<section><h2>Destinations</h2>${table(['Destination', 'State', 'Attempts', 'Last answer', 'Last attempt', 'Next attempt'], destinations, '')}</section>`
+    : ''
+}
+${payload}
+<p><a href="/deliveries${esc(query({ provider: key.provider }))}">← ${esc(record.provider)} deliveries</a></p>`,
+  );
+}
+
+export function deadLettersPage(
+  frame: Frame,
+  groups: readonly DeadLetterGroup[],
+  dlq: { name: string; visible: number; inFlight: number },
+  nowMs = Date.now(),
+): string {
+  const total = groups.reduce((n, g) => n + g.count, 0);
+  const ro = frame.readOnly;
+  const groupRows = groups.map((g) => [
+    esc(g.provider),
+    `<span class="mono">${esc(g.errorCode)}</span>`,
+    `<span class="num">${esc(g.count)}</span>`,
+    esc(formatAge(nowMs - g.oldestMs)),
+    ro
+      ? ''
+      : `<button class="small" data-action="redrive-group" data-provider="${esc(g.provider)}" data-error-code="${esc(g.errorCode)}">Redrive ${esc(g.count)}</button>`,
+  ]);
+  const records = groups
+    .flatMap((g) => g.records)
+    .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : -1))
+    .map((r) => [
+      ro
+        ? ''
+        : `<input type="checkbox" class="pick" value="${esc(r.pk)}" aria-label="select ${esc(r.dedupKey)}">`,
+      time(r.deadLetteredAt ?? r.receivedAt),
+      esc(r.provider),
+      dash(r.eventType),
+      `<span class="mono">${esc(r.lastErrorCode ?? 'unknown')}</span>`,
+      deliveryLink(
+        r.provider,
+        r.dedupKey,
+        r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey,
+      ),
+    ]);
+  const controls = ro
+    ? ''
+    : `<div class="actions">
+<button data-action="redrive-selected" disabled>Redrive selected</button>
+<button data-action="redrive-all">Redrive all in the DLQ</button>
+<span class="job" hidden><progress max="1" value="0"></progress> <span class="job-text"></span></span>
+</div>`;
+  const purge = ro
+    ? ''
+    : `<section class="danger"><h2>Purge the DLQ</h2>
+<p>Deletes every message in <span class="mono">${esc(dlq.name)}</span> for good; their deliveries can then come back only by replay from the archive. Type the queue's name or <span class="mono">purge</span> to confirm.</p>
+<form class="purge"><input name="confirm" autocomplete="off" placeholder="${esc(dlq.name)}" data-expect="${esc(dlq.name)}" aria-label="confirmation">
+<button class="destructive" data-action="purge" disabled>Purge</button></form></section>`;
+  return layout(
+    frame,
+    'dead-letters',
+    'Dead letters',
+    `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
+<section><h2>By provider and error</h2>${table(['Provider', 'Error code', 'Count', 'Oldest', ''], groupRows, 'No dead letters.', ' id="groups"')}</section>
+<section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Dead-lettered (UTC)', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
+${purge}`,
+  );
+}
+
+export function providersPage(frame: Frame, providers: readonly ProviderView[], nowMs = Date.now()): string {
+  const cards = providers.map((p) => {
+    const secrets = table(
+      ['Secret', 'Value', 'Age'],
+      p.secrets.map((s) => [
+        esc(s.label),
+        `<span class="mono">${esc(s.masked)}</span>`,
+        s.createdMs === undefined ? dash(undefined) : esc(formatAge(nowMs - s.createdMs)),
+      ]),
+      'No secret: every delivery fails closed.',
+    );
+    const rotate = frame.readOnly
+      ? ''
+      : `<form class="rotate" data-provider="${esc(p.id)}"><input type="password" name="value" autocomplete="off" placeholder="${p.issuer === 'provider' ? 'the secret the provider issued' : 'empty: a random one'}" aria-label="new ${esc(p.id)} secret">
+<button data-action="rotate">Rotate</button></form>`;
+    return `<section class="card" id="provider-${esc(p.id)}"><h2>${esc(p.id)} <span class="dim">${esc(p.scheme)}</span></h2>
+${p.error ? `<p class="error">${esc(p.error)}</p>` : ''}
+${details([
+  ['endpoint URL', `<code class="copy">${esc(p.url)}</code>`],
+  ['register it', esc(p.where)],
+  ['secrets in', `<span class="mono">${esc(p.location)}</span>`],
+  ['previous secret', esc(p.previousUse.text)],
+  ...(p.ageNote ? [['ages', esc(p.ageNote)] as const] : []),
+])}
+${secrets}${rotate}</section>`;
+  });
+  return layout(frame, 'providers', 'Providers', cards.join('\n'));
+}
+
+export function messagePage(frame: Frame, title: string, text: string): string {
+  return layout(frame, '', title, `<p>${esc(text)}</p><p><a href="/deliveries">Deliveries</a></p>`);
+}

@@ -1,0 +1,68 @@
+// `webhook-inbox console`: the web console for the local instance or a deployed stack, served from this
+// process until Ctrl-C. Against a stack it acts with the operator's own AWS credentials, as every other
+// command does: nothing new is exposed, and the only listener is on 127.0.0.1.
+import pc from 'picocolors';
+import type { TargetOptions } from '../options';
+import { CliError, print } from '../output';
+import { replayer, revealPayload } from './archive';
+import { ConsoleOperations } from './operations';
+import { newToken } from './security';
+import { type ConsoleBackend, type RunningConsole, startConsoleServer } from './server';
+
+export interface ConsoleCommandOptions extends TargetOptions {
+  port: number;
+  readOnly?: boolean;
+}
+
+export async function runConsole(options: ConsoleCommandOptions): Promise<RunningConsole> {
+  const { loadProject } = await import('../context');
+  const { config, cwd } = await loadProject();
+  const { resolveTarget } = await import('../target');
+  const target = await resolveTarget(options, config, cwd);
+  const { secretsFilePath } = await import('../../local/secrets-file');
+  const operations = new ConsoleOperations(
+    target,
+    config,
+    await target.clients(),
+    target.kind === 'local' ? secretsFilePath(cwd) : undefined,
+  );
+  const backend: ConsoleBackend = Object.assign(operations, {
+    reveal: async (provider: string, key: string) => {
+      const record = await operations.deliveries.get(provider, key);
+      return record ? revealPayload(target, record) : undefined;
+    },
+    replay: replayer(target),
+  });
+  const token = newToken();
+  let running: RunningConsole;
+  try {
+    running = await startConsoleServer({ port: options.port, readOnly: !!options.readOnly, token, backend });
+  } catch (error) {
+    target.close();
+    if ((error as { code?: string }).code === 'EADDRINUSE') {
+      throw new CliError(
+        `port ${options.port} is in use on 127.0.0.1`,
+        'pick another with --port, or leave it out for a free one',
+      );
+    }
+    throw error;
+  }
+  print(
+    `${pc.bold('webhook-inbox console')} for the ${target.description}${options.readOnly ? ' (read-only)' : ''}`,
+  );
+  print(`  ${pc.cyan(running.url)}`);
+  print(
+    pc.dim(
+      "Open that URL in your browser; the token in it is this launch's only key. Ctrl-C stops the console.",
+    ),
+  );
+  const stop = () => {
+    running.close().finally(() => {
+      target.close();
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return running;
+}

@@ -1,0 +1,57 @@
+// A redrive of some dead letters, not all: the DLQ is received from, the messages that match go back to
+// the main queue (as `dlq redrive` moves them, one by one: moveMessage), and the others are made visible
+// again at once. SQS's move task takes a whole queue or nothing, so this is the way to redrive a group
+// (one provider's `schema_mismatch`s) or the deliveries an operator picked in the console.
+import type { ReceivedMessage } from '../lambdas/adapters/sqs-queue-ops';
+import { type DlqEntry, describeMessage } from './dlq-entry';
+import { moveMessage, type Opened } from './redrive';
+
+export interface SelectiveRedrive {
+  /** Which DLQ messages to move, from what their attributes and envelope say. */
+  matches(entry: DlqEntry): boolean;
+  /** How many are expected (from the inbox records): the move stops once that many have moved. */
+  expected?: number;
+  onProgress?(moved: number, seen: number): void;
+}
+
+export interface SelectiveResult {
+  moved: number;
+  /** Messages looked at and left in the DLQ. */
+  left: number;
+}
+
+/** Long enough to look through a DLQ of thousands without handing a looked-at message out twice. */
+const HOLD_SECONDS = 300;
+
+/** The key a DLQ message and an inbox record share: `provider#dedupKey`. */
+export function entryKey(entry: DlqEntry): string | undefined {
+  return entry.provider && entry.dedupKey ? `${entry.provider}#${entry.dedupKey}` : undefined;
+}
+
+export async function redriveSelected(opened: Opened, select: SelectiveRedrive): Promise<SelectiveResult> {
+  const { target, ops } = opened;
+  const startedMs = Date.now();
+  const held: ReceivedMessage[] = [];
+  let moved = 0;
+  try {
+    while (select.expected === undefined || moved < select.expected) {
+      const batch = await ops.receive(target.dlqUrl, { maxMessages: 10, visibilitySeconds: HOLD_SECONDS });
+      if (batch.length === 0) break;
+      for (const message of batch) {
+        if (select.matches(describeMessage(message))) {
+          await moveMessage(opened, message, startedMs, moved);
+          moved++;
+        } else {
+          held.push(message);
+        }
+        select.onProgress?.(moved, moved + held.length);
+      }
+    }
+  } finally {
+    // Released even when a move failed: the others must not stay hidden for the whole hold.
+    for (const message of held) {
+      await ops.changeVisibility(target.dlqUrl, message.receiptHandle, 0).catch(() => undefined);
+    }
+  }
+  return { moved, left: held.length };
+}

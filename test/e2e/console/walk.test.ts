@@ -1,0 +1,247 @@
+// The console in a real browser (Debian's Chromium through playwright-core), against a local instance, as
+// an operator would use it: find a dead letter by filtering, reveal its payload, redrive it and watch it
+// become processed, replay a processed delivery and see the replay recorded, and be refused without the
+// token. With UPDATE_SCREENSHOTS=1 it writes the README's screenshots (docs/images/).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
+import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
+import { defineEvent, EVENT_HANDLERS, PermanentError } from '../../../lambdas/events';
+import type { LocalInbox } from '../../../local/local-inbox';
+import {
+  BIN,
+  CLI_TIMEOUT_MS,
+  eventually,
+  makeProject,
+  REPO,
+  sendSample,
+  startInstance,
+} from '../cli/helpers';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO, 'docs', 'images') : undefined;
+
+/** The downstream fails for good the first time it is called, and works from then on. */
+let calls = 0;
+const failsOnce = defineEvent({
+  provider: 'mobazha',
+  type: 'order.paid',
+  schema: z.looseObject({ type: z.string() }),
+  handle: () => {
+    calls++;
+    if (calls === 1) throw new PermanentError('downstream_rejected');
+  },
+});
+
+const project = makeProject();
+let inbox: LocalInbox;
+let table: DynamoInbox;
+let consoleProcess: ChildProcess | undefined;
+let consoleUrl: string;
+let browser: Browser;
+let page: Page;
+let deadKey: string;
+let processedKey: string;
+
+const status = async (key: string) => (await table.get(`mobazha#${key}`))?.status;
+
+/** `webhook-inbox console` as a user starts it, in the project folder; resolves with the URL it prints. */
+function startConsole(): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  delete env.INIT_CWD;
+  const child = spawn(process.execPath, [BIN, 'console', '--port', '0'], {
+    cwd: project.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  consoleProcess = child;
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`console did not start:\n${output}`)), CLI_TIMEOUT_MS);
+    const read = (chunk: string) => {
+      output += chunk;
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(output)?.[0];
+      if (url) {
+        clearTimeout(timer);
+        resolve(url);
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', read);
+    child.stderr.setEncoding('utf8').on('data', read);
+    child.on('exit', (code) => reject(new Error(`console exited ${code}:\n${output}`)));
+  });
+}
+
+/** Waits until the element shows `text` (a page updated by its script, or one still loading), then checks it. */
+async function shows(selector: string, text: string): Promise<void> {
+  const shown = await eventually(
+    () =>
+      page
+        .locator(selector)
+        .first()
+        .textContent({ timeout: 5_000 })
+        .then(
+          (t) => t ?? '',
+          () => '',
+        ),
+    (t) => t.includes(text),
+    30_000,
+  );
+  expect(shown).toContain(text);
+}
+
+/** Clicks something that loads another page, and waits for that page. */
+async function follow(selector: string): Promise<void> {
+  const before = page.url();
+  await Promise.all([page.waitForURL((url) => url.href !== before), page.click(selector)]);
+  await page.waitForLoadState('domcontentloaded');
+}
+
+/** Reloads until the page shows `text` (the processor works in the background). */
+async function reloadUntil(text: string, where = 'main'): Promise<void> {
+  await eventually(
+    async () => {
+      await page.reload();
+      return (await page.locator(where).textContent()) ?? '';
+    },
+    (shown) => shown.includes(text),
+  );
+  await shows(where, text);
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: the console's browser test needs it. Install it with \`apt-get install -y chromium\` (.ci/run does), or set CHROMIUM_PATH`,
+    );
+  }
+  inbox = await startInstance(project.dir, [failsOnce, ...EVENT_HANDLERS]);
+  table = new DynamoInbox(inbox.clients.dynamodb, inbox.state.tableName);
+  const queues = new SqsQueueOps(inbox.clients.sqs);
+  const gateway = inbox.state.gatewayUrl;
+  // 1. Deliveries, one of which dead-letters; then others that are processed.
+  deadKey = await sendSample(project.dir, gateway, 'mobazha', 'order.paid');
+  await eventually(
+    () => status(deadKey),
+    (s) => s === 'dead-lettered',
+  );
+  await eventually(
+    async () => (await queues.counts(inbox.state.dlqUrl)).visible,
+    (n) => n === 1,
+  );
+  processedKey = await sendSample(project.dir, gateway, 'mobazha', 'order.paid');
+  await sendSample(project.dir, gateway, 'github', 'push');
+  await sendSample(project.dir, gateway, 'stripe', 'payment_intent.succeeded');
+  await sendSample(project.dir, gateway, 'standard-webhooks', 'webhook-inbox.demo.failure');
+  await eventually(
+    () => status(processedKey),
+    (s) => s === 'processed',
+  );
+  consoleUrl = await startConsole();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (consoleProcess?.pid !== undefined && consoleProcess.exitCode === null) consoleProcess.kill('SIGTERM');
+  await inbox?.stop();
+  project.remove();
+}, 60_000);
+
+describe('the console in a browser', { timeout: 120_000 }, () => {
+  it('opens with the token and finds the dead letter by filtering', async () => {
+    await page.goto(consoleUrl);
+    // The token left the address bar for an HttpOnly cookie.
+    expect(page.url()).not.toContain('token=');
+    await shows('h1', 'Deliveries');
+    await eventually(
+      async () => {
+        await page.reload();
+        return page.locator('#deliveries tbody tr').count();
+      },
+      (n) => n === 5,
+    );
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'console-deliveries.png') });
+    await page.selectOption('select[name=provider]', 'mobazha');
+    await page.selectOption('select[name=status]', 'dead-lettered');
+    await follow('form.filters button[type=submit]');
+    expect(page.url()).toContain('status=dead-lettered');
+    const rows = page.locator('#deliveries tbody tr');
+    expect(await rows.count()).toBe(1);
+    const row = (await rows.first().textContent()) ?? '';
+    expect(row).toContain(deadKey);
+    expect(row).toContain('downstream_rejected');
+    expect(await rows.first().locator('.badge').getAttribute('class')).toContain('badge-red');
+  });
+
+  it('opens the dead letter and reveals its payload only on a click', async () => {
+    await follow(`#deliveries a:has-text("${deadKey}")`);
+    await shows('.subtitle .badge', 'dead-lettered');
+    await shows('#timeline', 'dead-lettered');
+    expect(await page.locator('#payload-shown').isHidden()).toBe(true);
+    expect(await page.content()).not.toContain('order.paid"');
+    await page.click('button[data-action=reveal]');
+    await shows('#payload-body', '"type": "order.paid"');
+  });
+
+  it('lists it on the dead letters page by provider and error, and redrives it until it is processed', async () => {
+    await follow('nav a:has-text("Dead letters")');
+    expect(await page.locator('#groups tbody tr').count()).toBe(2);
+    await shows('#groups', 'downstream_rejected');
+    await shows('#groups', 'demo_permanent_failure');
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, 'console-dead-letters.png') });
+    await page.check(`input.pick[value="mobazha#${deadKey}"]`);
+    await page.click('button[data-action=redrive-selected]');
+    await shows('#notice', 'moved 1 message');
+    expect(
+      await eventually(
+        () => status(deadKey),
+        (s) => s === 'processed',
+      ),
+    ).toBe('processed');
+    await page.goto(new URL(`/delivery?provider=mobazha&key=${deadKey}`, consoleUrl).href);
+    await reloadUntil('processed', '.subtitle');
+    await shows('#timeline', 'redriven');
+    // Only the selection moved: the other group's dead letter is still in the DLQ.
+    await follow('nav a:has-text("Dead letters")');
+    expect(await page.locator('#groups tbody tr').count()).toBe(1);
+    await shows('#groups', 'demo_permanent_failure');
+  });
+
+  it('replays a processed delivery and shows the replay on its record', async () => {
+    await page.goto(new URL(`/delivery?provider=mobazha&key=${processedKey}`, consoleUrl).href);
+    await shows('.subtitle .badge', 'processed');
+    await page.click('button[data-action=replay]');
+    await shows('#notice', 'Replayed');
+    const replayed = await eventually(
+      () => table.get(`mobazha#${processedKey}`),
+      (r) => r?.status === 'processed' && r.replays === 1,
+    );
+    expect(replayed).toMatchObject({ status: 'processed', replays: 1, lastReplayedBy: expect.any(String) });
+    await reloadUntil('replayed', '#timeline');
+    await shows('#timeline', '1 replay');
+  });
+
+  it('refuses a request without the token, and a POST whose token is only in the URL', async () => {
+    const origin = new URL(consoleUrl).origin;
+    const token = new URL(consoleUrl).searchParams.get('token') as string;
+    const bare = await fetch(`${origin}/deliveries`, { redirect: 'manual' });
+    expect(bare.status).toBe(401);
+    expect(await bare.text()).toBe('');
+    const byQuery = await fetch(`${origin}/api/replay?token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provider: 'mobazha', key: processedKey }),
+    });
+    expect(byQuery.status).toBe(401);
+    // In the page, holding the cookie: an API call without the header is refused too.
+    const fromPage = await page.evaluate(async () => (await fetch('/api/jobs/none')).status);
+    expect(fromPage).toBe(401);
+    expect((await table.get(`mobazha#${processedKey}`))?.replays).toBe(1);
+  });
+});

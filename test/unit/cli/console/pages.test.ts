@@ -1,0 +1,105 @@
+// What the console's pages show of a record: the CLI's status colours, the timeline in time order, dead
+// letters grouped with counts and oldest age, and inbox text escaped (a webhook's sender writes it).
+import { describe, expect, it } from 'vitest';
+import { STYLES } from '../../../../cli/console/assets';
+import { esc, statusBadge } from '../../../../cli/console/html';
+import { groupDeadLetters } from '../../../../cli/console/operations';
+import { deliveryPage, timeline } from '../../../../cli/console/pages';
+import { INBOX_COLOURS } from '../../../../cli/output';
+import { INBOX_STATUSES, type InboxRecord } from '../../../../lambdas/core/inbox';
+
+const frame = { target: 'test', token: 't', readOnly: false };
+
+function record(overrides: Partial<InboxRecord>): InboxRecord {
+  return {
+    pk: 'mobazha#evt_1',
+    provider: 'mobazha',
+    dedupKey: 'evt_1',
+    payloadSha256: 'ab'.repeat(32),
+    status: 'processed',
+    receivedAt: '2026-12-01T10:00:00.000Z',
+    attempts: 0,
+    expiresAt: 2_000_000_000,
+    ...overrides,
+  };
+}
+
+describe('console pages', () => {
+  it('colours each status as the CLI does, with a style for each colour', () => {
+    expect(Object.keys(INBOX_COLOURS).sort()).toEqual([...INBOX_STATUSES].sort());
+    for (const status of INBOX_STATUSES) {
+      const colour = INBOX_COLOURS[status];
+      expect(statusBadge(status)).toContain(`badge-${colour}`);
+      expect(STYLES).toContain(`.badge-${colour}`);
+    }
+    expect(INBOX_COLOURS).toMatchObject({ processed: 'green', 'dead-lettered': 'red', failed: 'yellow' });
+  });
+
+  it('orders the timeline by time: received, failed, dead-lettered, redriven, processed, replayed', () => {
+    const entries = timeline(
+      record({
+        attempts: 1,
+        lastErrorCode: 'downstream_rejected',
+        deadLetteredAt: '2026-12-01T10:00:02.000Z',
+        redrivenAt: '2026-12-01T10:05:00.000Z',
+        processedAt: '2026-12-01T10:05:01.000Z',
+        lastReplayedAt: '2026-12-01T11:00:00.000Z',
+        replays: 2,
+        lastReplayedBy: 'arn:aws:iam::123456789012:user/ops',
+      }),
+    );
+    expect(entries.map((e) => e.what)).toEqual([
+      'received',
+      'attempts failed',
+      'dead-lettered',
+      'redriven',
+      'processed',
+      'replayed',
+    ]);
+    expect(entries.at(-1)?.note).toBe('2 replays, last by arn:aws:iam::123456789012:user/ops');
+  });
+
+  it('groups dead letters by provider and error code, with counts and the oldest give-up', () => {
+    const groups = groupDeadLetters([
+      record({
+        pk: 'a#1',
+        provider: 'a',
+        status: 'dead-lettered',
+        lastErrorCode: 'x',
+        deadLetteredAt: '2026-12-01T10:00:00.000Z',
+      }),
+      record({
+        pk: 'a#2',
+        provider: 'a',
+        status: 'dead-lettered',
+        lastErrorCode: 'x',
+        deadLetteredAt: '2026-12-01T09:00:00.000Z',
+      }),
+      record({ pk: 'a#3', provider: 'a', status: 'dead-lettered', lastErrorCode: 'y' }),
+      record({ pk: 'b#1', provider: 'b', status: 'dead-lettered' }),
+    ]);
+    expect(groups.map((g) => [g.provider, g.errorCode, g.count])).toEqual([
+      ['a', 'x', 2],
+      ['a', 'y', 1],
+      ['b', 'unknown', 1],
+    ]);
+    expect(groups[0]?.oldestMs).toBe(Date.parse('2026-12-01T09:00:00.000Z'));
+  });
+
+  it('escapes what a sender wrote, and keeps the payload out of the page', () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const html = deliveryPage(
+      frame,
+      record({
+        eventType: hostile,
+        dedupKey: `"><script>x</script>`,
+        archiveBody: Buffer.from('{"card":"4242"}').toString('base64'),
+      }),
+    );
+    expect(html).not.toContain(hostile);
+    expect(html).not.toContain('<script>x');
+    expect(html).toContain(esc(hostile));
+    expect(html).not.toContain('4242');
+    expect(html).not.toContain(Buffer.from('{"card":"4242"}').toString('base64'));
+  });
+});

@@ -1,0 +1,67 @@
+// CloudWatchMetrics.sum over a real CloudWatchClient whose GetMetricStatistics is answered by a middleware
+// (there is no CloudWatch emulator): what it asks for, how it adds the datapoints up, and a failure as a
+// DependencyError.
+import { CloudWatchClient, type GetMetricStatisticsCommandInput } from '@aws-sdk/client-cloudwatch';
+import { describe, expect, it } from 'vitest';
+import { CloudWatchMetrics } from '../../../../lambdas/adapters/cloudwatch-metrics';
+import { DependencyError } from '../../../../lambdas/core/errors';
+
+function fakeCloudWatch(answer: () => { Datapoints?: { Sum?: number }[] }) {
+  const asked: GetMetricStatisticsCommandInput[] = [];
+  const client = new CloudWatchClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'unit', secretAccessKey: 'unit' },
+  });
+  client.middlewareStack.add(
+    (_next: unknown, context: { commandName?: string }) => async (args: { input: object }) => {
+      if (context.commandName !== 'GetMetricStatisticsCommand')
+        throw new Error(`unexpected ${context.commandName}`);
+      asked.push(args.input as GetMetricStatisticsCommandInput);
+      return { output: { $metadata: {}, ...answer() }, response: {} };
+    },
+    { step: 'initialize', name: 'fakeCloudWatch' },
+  );
+  return { client, asked };
+}
+
+const DAY_MS = 86_400_000;
+const window = {
+  namespace: 'WebhookInbox',
+  metric: 'PreviousSecretUsed',
+  dimensions: { service: 'webhook-inbox-verify' },
+  sinceMs: Date.parse('2026-12-01T00:00:00Z'),
+  untilMs: Date.parse('2026-12-01T00:00:00Z') + DAY_MS,
+};
+
+describe('CloudWatchMetrics.sum', () => {
+  it('asks for the Sum over the whole window, with the dimensions, and adds the datapoints up', async () => {
+    const { client, asked } = fakeCloudWatch(() => ({ Datapoints: [{ Sum: 3 }, { Sum: 4 }, {}] }));
+    expect(await new CloudWatchMetrics(client).sum(window)).toBe(7);
+    expect(asked).toEqual([
+      {
+        Namespace: 'WebhookInbox',
+        MetricName: 'PreviousSecretUsed',
+        Dimensions: [{ Name: 'service', Value: 'webhook-inbox-verify' }],
+        StartTime: new Date(window.sinceMs),
+        EndTime: new Date(window.untilMs),
+        Period: 86_400,
+        Statistics: ['Sum'],
+      },
+    ]);
+  });
+
+  it('reads no datapoint as 0, and a window under a minute as one minute', async () => {
+    const { client, asked } = fakeCloudWatch(() => ({}));
+    expect(await new CloudWatchMetrics(client).sum({ ...window, untilMs: window.sinceMs + 10_000 })).toBe(0);
+    expect(asked[0]?.Period).toBe(60);
+  });
+
+  it('turns a failure into DependencyError(cloudwatch, GetMetricStatistics)', async () => {
+    const { client } = fakeCloudWatch(() => {
+      throw Object.assign(new Error('Rate exceeded'), { name: 'Throttling' });
+    });
+    const failure = await new CloudWatchMetrics(client).sum(window).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DependencyError);
+    expect(failure).toMatchObject({ dependency: 'cloudwatch', operation: 'GetMetricStatistics' });
+  });
+});
