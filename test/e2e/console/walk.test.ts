@@ -136,7 +136,7 @@ beforeAll(async () => {
   processedKey = await sendSample(project.dir, gateway, 'mobazha', 'order.paid');
   await sendSample(project.dir, gateway, 'github', 'push');
   await sendSample(project.dir, gateway, 'stripe', 'payment_intent.succeeded');
-  await sendSample(project.dir, gateway, 'standard-webhooks', 'webhook-inbox.demo.failure');
+  await sendSample(project.dir, gateway, 'standard-webhooks', 'webhook-inbox.demo.permanent');
   await eventually(
     () => status(processedKey),
     (s) => s === 'processed',
