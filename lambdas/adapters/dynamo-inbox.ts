@@ -78,6 +78,17 @@ function archiveValues(facts: ArchiveFacts | undefined): {
   };
 }
 
+/** What markReplayed sets or removes besides the status and the histories: unmarkReplayed restores them. */
+const REPLAY_MARKED = [
+  'enqueuedAt',
+  'lastReplayedAt',
+  'lastReplayedBy',
+  'forwardedAt',
+  'leaseUntil',
+  'processingToken',
+  'replays',
+] as const;
+
 /** The whole inbox: the claims (DynamoClaims), and the processor's and the operators' transitions. */
 export class DynamoInbox extends DynamoClaims implements Inbox {
   private readonly listing: InboxListing;
@@ -314,22 +325,26 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   /**
    * Undoes markReplayed when the replay's message could not be sent, so the record is not left `enqueued`
    * with nothing on the queue (which every later replay would refuse as in flight). Only our own mark:
-   * still `enqueued` at the replay's time. The destinations' histories it removed stay removed.
+   * still `enqueued` at the replay's time. Every attribute the mark set or removed goes back to what `seen`
+   * had, the lease above all: a `processing` record left without its (lapsed) `leaseUntil` would fail the
+   * lease condition on every later receive (`leaseUntil < :nowMs` is false for a missing attribute). The
+   * destinations' histories it removed stay removed: they only make a destination send again.
    */
   async unmarkReplayed(seen: InboxRecord, replayedAtMs: number): Promise<boolean> {
+    const facts = seen as unknown as Record<string, string | number | undefined>;
+    const restored = REPLAY_MARKED.filter((name) => facts[name] !== undefined);
+    const removed = REPLAY_MARKED.filter((name) => facts[name] === undefined);
     return this.update(seen.pk, {
       UpdateExpression:
-        'SET #status = :previous, listKey = :listKey' +
-        (seen.forwardedAt === undefined ? '' : ', forwardedAt = :forwardedAt') +
-        ' ADD replays :minusOne',
+        `SET #status = :previous, listKey = :listKey${restored.map((name) => `, ${name} = :was_${name}`).join('')}` +
+        (removed.length === 0 ? '' : ` REMOVE ${removed.join(', ')}`),
       ConditionExpression: '#status = :enqueued AND lastReplayedAt = :at',
       values: {
         ':previous': seen.status,
         ':listKey': listKeyOf(seen.pk, seen.status),
-        ':forwardedAt': seen.forwardedAt,
+        ...Object.fromEntries(restored.map((name) => [`:was_${name}`, facts[name]])),
         ':enqueued': 'enqueued',
         ':at': new Date(replayedAtMs).toISOString(),
-        ':minusOne': -1,
       },
     });
   }

@@ -201,6 +201,48 @@ describe('a single replay', () => {
     expect(runs).toEqual([`${PROVIDER}:msg_purged`, `${PROVIDER}:msg_purged`]);
   });
 
+  it("moves a replayed dead letter out of the listing index's dead-letter partition", async () => {
+    failing = true;
+    expect(await deliver('msg_listed')).toBe(202);
+    await processAll();
+    const listed = () =>
+      new DynamoInbox(ctx.clients.dynamodb, resources.tableName, { providers: [PROVIDER] }).listPage({
+        provider: PROVIDER,
+        status: 'dead-lettered',
+        limit: 10,
+      });
+    expect((await listed()).records.map((r) => r.dedupKey)).toEqual(['msg_listed']);
+    expect(await replayOne(opened, PROVIDER, 'msg_listed')).toMatchObject({ kind: 'replayed' });
+    expect((await listed()).records).toEqual([]);
+  });
+
+  it('puts the record back as it was when the replay cannot be sent, lease included', async () => {
+    expect(await deliver('msg_unsent')).toBe(202);
+    await processAll();
+    // A worker that died under its lease: `processing`, the lease lapsed. Replayable, and after a failed
+    // send it must still be leasable by the next receive (its lapsed leaseUntil kept).
+    await ctx.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: resources.tableName,
+        Key: toAttributes({ pk: pk('msg_unsent') }),
+        UpdateExpression: 'SET #status = :processing, leaseUntil = :lapsed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: toAttributes({ ':processing': 'processing', ':lapsed': 1 }),
+      }),
+    );
+    const before = await inbox().get(pk('msg_unsent'));
+    const unsendable: ReplayTarget = {
+      ...opened,
+      queue: Object.assign(Object.create(opened.queue), {
+        send: async () => {
+          throw new Error('queue unreachable');
+        },
+      }),
+    };
+    await expect(replayOne(unsendable, PROVIDER, 'msg_unsent')).rejects.toThrow('queue unreachable');
+    expect(await inbox().get(pk('msg_unsent'))).toEqual(before);
+  });
+
   it('says not_found for a key the inbox does not know', async () => {
     expect(await replayOne(opened, PROVIDER, 'msg_never')).toEqual({
       kind: 'refused',
