@@ -548,7 +548,7 @@ async function itemBytes(env: Env, tableName: string, pk: string): Promise<numbe
 /** An Inbox that, after each write, reads the item back and records it. */
 function sizingInbox(
   inner: Inbox,
-  sizeOf: (pk: string) => Promise<StoredItem>,
+  readBack: (pk: string) => Promise<StoredItem>,
   sizes: Map<string, StoredItem[]>,
 ): Inbox {
   return new Proxy(inner, {
@@ -560,7 +560,7 @@ function sizingInbox(
       return async (...args: unknown[]) => {
         const result = await value.apply(target, args);
         const pk = pkOf(args);
-        sizes.set(pk, [...(sizes.get(pk) ?? []), await sizeOf(pk)]);
+        sizes.set(pk, [...(sizes.get(pk) ?? []), await readBack(pk)]);
         return result;
       };
     },
@@ -589,7 +589,7 @@ async function sizingPass(
   const batch = env.facts.eventSource.batchSize;
   const resources = await provision(env, `${tag}-sizing`);
   const sizes = new Map<string, StoredItem[]>();
-  const sizeOf = (pk: string) => readItem(env, resources.tableName, pk);
+  const readBack = (pk: string) => readItem(env, resources.tableName, pk);
   const count = batch + (singles ? 1 : 0);
   context.log(`cost-model: ${formatBytes(size)}: sizing pass, ${count} deliveries with log bytes counted`);
   // The telemetry both Lambda entries build (lambdas/adapters/json-telemetry.ts), with each line counted
@@ -609,7 +609,7 @@ async function sizingPass(
     env,
     resources,
     { verify: telemetry(SERVICE.verify), process: telemetry(SERVICE.process) },
-    (inbox) => sizingInbox(inbox, sizeOf, sizes),
+    (inbox) => sizingInbox(inbox, readBack, sizes),
   );
   const run = randomUUID().slice(0, 8);
   let mark = bytes;
