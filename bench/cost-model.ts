@@ -24,13 +24,14 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import type { Config } from '../config';
 import { decodeLambdaConfig } from '../config/lambda-config';
+import { LIST_INDEX } from '../config/list-index';
 import { dedupWindowSeconds, recordTtlSeconds } from '../config/retention';
 import { type DestinationResources, ENV } from '../config/runtime';
 import {
@@ -74,7 +75,15 @@ import { type ProvisionedResources, provisionResources } from '../local/resource
 import { restProxyEvent } from '../local/rest-proxy-event';
 import { sqsRecordFrom } from '../local/sqs-event-source';
 import { archiveNote } from './lib/archive-cost';
-import { CallRecorder, callKey, dynamoItemBytes, type RecordedCall, sqsPayloadBytes } from './lib/aws-calls';
+import {
+  CallRecorder,
+  callKey,
+  dynamoItemBytes,
+  indexEntry,
+  indexWrites,
+  type RecordedCall,
+  sqsPayloadBytes,
+} from './lib/aws-calls';
 import { signedDelivery } from './lib/bodies';
 import { runTsChild, startTsChild, type TsChild } from './lib/child';
 import {
@@ -163,6 +172,8 @@ const IDLE_POLLERS = 5;
 const LONG_POLL_SECONDS = 20;
 /** DynamoDB bills 100 bytes of overhead per item on top of its data (from knowledge). */
 const DYNAMO_ITEM_OVERHEAD_BYTES = 100;
+/** The listing index (config/list-index.ts); its entries carry the table's key too. */
+const LIST_INDEX_SHAPE = { ...LIST_INDEX, tableKeys: ['pk'] };
 /** Example values the log-size estimates put where AWS fills in per-request values. */
 const EXAMPLE_REQUEST_ID = 'c0ffee00-1234-4abc-8def-0123456789ab';
 const EXAMPLE_TRACE_HEADER = 'Root=1-6751a2b3-0123456789abcdef01234567;Parent=0123456789abcdef;Sampled=0';
@@ -518,19 +529,27 @@ const WRITES: Record<string, (args: unknown[]) => string> = {
   markRequeued: (args) => args[0] as string,
 };
 
-/** The item's size as DynamoDB counts it, read back (0 when it is gone). */
-async function itemBytes(env: Env, tableName: string, pk: string): Promise<number> {
+type StoredItem = Record<string, AttributeValue> | undefined;
+
+/** The item as stored, read back (undefined when it is gone). */
+async function readItem(env: Env, tableName: string, pk: string): Promise<StoredItem> {
   const { Item: item } = await env.clients.dynamodb.send(
     new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
   );
+  return item;
+}
+
+/** The item's size as DynamoDB counts it, read back (0 when it is gone). */
+async function itemBytes(env: Env, tableName: string, pk: string): Promise<number> {
+  const item = await readItem(env, tableName, pk);
   return item ? dynamoItemBytes(item) : 0;
 }
 
-/** An Inbox that, after each write, reads the item back and records its size (0 when it is gone). */
+/** An Inbox that, after each write, reads the item back and records it. */
 function sizingInbox(
   inner: Inbox,
-  sizeOf: (pk: string) => Promise<number>,
-  sizes: Map<string, number[]>,
+  readBack: (pk: string) => Promise<StoredItem>,
+  sizes: Map<string, StoredItem[]>,
 ): Inbox {
   return new Proxy(inner, {
     get(target, prop, receiver) {
@@ -541,7 +560,7 @@ function sizingInbox(
       return async (...args: unknown[]) => {
         const result = await value.apply(target, args);
         const pk = pkOf(args);
-        sizes.set(pk, [...(sizes.get(pk) ?? []), await sizeOf(pk)]);
+        sizes.set(pk, [...(sizes.get(pk) ?? []), await readBack(pk)]);
         return result;
       };
     },
@@ -553,6 +572,8 @@ interface Sizing {
   itemSizes: number[];
   /** Write units per webhook: each write costs ceil(max(before, after) / 1 KB). */
   wru: number;
+  /** The listing index's writes and write units per webhook, and its entry's final size. */
+  index: { writes: number; wru: number; entryBytes: number };
   verifyLogBytes: number;
   processorLogBytesFull: number;
   processorLogBytesSingle: number | null;
@@ -567,8 +588,8 @@ async function sizingPass(
 ): Promise<Sizing> {
   const batch = env.facts.eventSource.batchSize;
   const resources = await provision(env, `${tag}-sizing`);
-  const sizes = new Map<string, number[]>();
-  const sizeOf = (pk: string) => itemBytes(env, resources.tableName, pk);
+  const sizes = new Map<string, StoredItem[]>();
+  const readBack = (pk: string) => readItem(env, resources.tableName, pk);
   const count = batch + (singles ? 1 : 0);
   context.log(`cost-model: ${formatBytes(size)}: sizing pass, ${count} deliveries with log bytes counted`);
   // The telemetry both Lambda entries build (lambdas/adapters/json-telemetry.ts), with each line counted
@@ -588,7 +609,7 @@ async function sizingPass(
     env,
     resources,
     { verify: telemetry(SERVICE.verify), process: telemetry(SERVICE.process) },
-    (inbox) => sizingInbox(inbox, sizeOf, sizes),
+    (inbox) => sizingInbox(inbox, readBack, sizes),
   );
   const run = randomUUID().slice(0, 8);
   let mark = bytes;
@@ -604,16 +625,23 @@ async function sizingPass(
     processorLogBytesSingle = bytes - mark;
   }
   let itemSizes: number[] = [];
+  let items: StoredItem[] = [];
   for (const list of sizes.values()) {
-    if (list.length > itemSizes.length || Math.max(...list) > Math.max(0, ...itemSizes)) itemSizes = list;
+    const bytes = list.map((item) => (item ? dynamoItemBytes(item) : 0));
+    if (bytes.length > itemSizes.length || Math.max(...bytes) > Math.max(0, ...itemSizes)) {
+      itemSizes = bytes;
+      items = list;
+    }
   }
+  const entry = indexEntry(items.at(-1), LIST_INDEX_SHAPE);
+  const index = { ...indexWrites(items, LIST_INDEX_SHAPE), entryBytes: entry ? dynamoItemBytes(entry) : 0 };
   let wru = 0;
   let previous = 0;
   for (const after of itemSizes) {
     wru += Math.max(1, Math.ceil(Math.max(previous, after) / 1024));
     previous = after;
   }
-  return { itemSizes, wru, verifyLogBytes, processorLogBytesFull, processorLogBytesSingle };
+  return { itemSizes, wru, index, verifyLogBytes, processorLogBytesFull, processorLogBytesSingle };
 }
 
 /** Secrets Manager calls per hour, from the real SecretsManagerSource on a simulated clock, one request a second. */
@@ -1131,6 +1159,14 @@ function lines(
     m.sizing.wru,
     p('dynamodbOnDemandWrite'),
   );
+  add(
+    'ddb-gsi',
+    `DynamoDB index writes (${LIST_INDEX.name})`,
+    label('dynamodbOnDemandWrite'),
+    `${num(m.sizing.index.writes)} write${m.sizing.index.writes === 1 ? '' : 's'}, ${m.sizing.index.wru} WRU (entry ${m.sizing.index.entryBytes} B)`,
+    m.sizing.index.wru,
+    p('dynamodbOnDemandWrite'),
+  );
   const reads =
     (m.verify.callsPerRecord['dynamodb:GetItem'] ?? 0) + (processor.callsPerRecord['dynamodb:GetItem'] ?? 0);
   add(
@@ -1143,6 +1179,7 @@ function lines(
   );
 
   const itemBytes = (m.sizing.itemSizes.at(-1) ?? 0) + DYNAMO_ITEM_OVERHEAD_BYTES;
+  const entryBytes = m.sizing.index.entryBytes + DYNAMO_ITEM_OVERHEAD_BYTES;
   const ttlDays = m.ttlSeconds / 86_400;
   const storagePrice = p('dynamodbStorageGbMonth') + (facts.table.pitr ? p('dynamodbPitrGbMonth') : 0);
   add(
@@ -1151,8 +1188,8 @@ function lines(
     facts.table.pitr
       ? `${label('dynamodbStorageGbMonth')} + ${label('dynamodbPitrGbMonth')}`
       : label('dynamodbStorageGbMonth'),
-    `${itemBytes} B × ${num(ttlDays)} d`,
-    (itemBytes / GB) * (ttlDays / MONTH_DAYS),
+    `(${itemBytes} B + index ${entryBytes} B) × ${num(ttlDays)} d`,
+    ((itemBytes + entryBytes) / GB) * (ttlDays / MONTH_DAYS),
     storagePrice,
   );
 
@@ -1260,6 +1297,7 @@ const LINE_ORDER = [
   'proc-gbs',
   'sqs',
   'ddb-w',
+  'ddb-gsi',
   'ddb-r',
   'ddb-s',
   's3-req',
@@ -1796,8 +1834,12 @@ async function run(context: SectionContext) {
         `${Math.ceil(inlineEnvelope / chunk)} requests per send and ${Math.ceil((inlineEnvelope * batch) / chunk)} ` +
         `per full receive.`,
       `DynamoDB: write units from the item size read back after each write (DynamoDB's size rules), ` +
-        `ceil(max(before, after) / 1 KB) per write; a body up to archive.inlineMaxBytes is in the item from the lease on. Storage: ` +
-        `the final item + ${DYNAMO_ITEM_OVERHEAD_BYTES} B overhead (assumed) for the record's life (${num(ttlSeconds / 86_400)} d); TTL deletion lag ` +
+        `ceil(max(before, after) / 1 KB) per write; a body up to archive.inlineMaxBytes is in the item from the lease on. ` +
+        `Index writes (${LIST_INDEX.name}): from the same read-backs, by DynamoDB's GSI rule (an entry put or ` +
+        'deleted 1, an index key changed 2, a projected attribute alone changed 1, else 0; ceil(entry / 1 KB) ' +
+        `WRU each): ${num(small.sizing.index.writes)} per webhook here (no failures); a failure or dead letter ` +
+        'moves the entry to an attention partition (2 more), a redrive moves it back (2). Storage: ' +
+        `the final item and its ${LIST_INDEX.name} entry, each + ${DYNAMO_ITEM_OVERHEAD_BYTES} B overhead (assumed), for the record's life (${num(ttlSeconds / 86_400)} d); TTL deletion lag ` +
         `not counted. ${largeToS3 ? `S3: the body is stored until the lifecycle expiry (${f.payloadExpirationDays} d); each request on it leaves a server access log record (${s3AccessLogRecordBytes(LARGE_BYTES)} B: S3's format with example values), stored until the log bucket's expiry; log delivery itself is free.` : ''}`,
       `Secrets Manager: the real SecretsManagerSource on a simulated clock (cache ${config.secretCacheSeconds} s, ` +
         `one request a second) made ${secretCalls} GetSecretValue calls an hour (AWSCURRENT and AWSPREVIOUS per ` +

@@ -167,3 +167,51 @@ export function sqsPayloadBytes(body: string, attributes: Record<string, string>
     utf8(body),
   );
 }
+
+/** A global secondary index as its writes are billed: its keys, what it projects, and the table's key. */
+export interface IndexShape {
+  partitionKey: string;
+  sortKey: string;
+  nonKeyAttributes: readonly string[];
+  tableKeys: readonly string[];
+}
+
+type Item = Record<string, WireValue>;
+
+/** The item's entry in the index (keys and projected attributes), or none while an index key is absent. */
+export function indexEntry(item: Item | undefined, index: IndexShape): Item | undefined {
+  if (item?.[index.partitionKey] === undefined || item[index.sortKey] === undefined) return undefined;
+  const names = [...index.tableKeys, index.partitionKey, index.sortKey, ...index.nonKeyAttributes];
+  return Object.fromEntries(
+    names.flatMap((name) => (item[name] === undefined ? [] : [[name, item[name] as WireValue]])),
+  );
+}
+
+/**
+ * What a run of table writes costs in the index, from the item after each write (absent before the first),
+ * by DynamoDB's rule for a GSI: an entry that appears is one put and one that disappears one delete; an
+ * index key that changes is two (the old entry deleted, the new one put); a projected attribute alone that
+ * changes is one; anything else none. Each is ceil(entry bytes / 1 KB) write units, at least one.
+ */
+export function indexWrites(items: readonly (Item | undefined)[], index: IndexShape) {
+  const wruOf = (entry: Item) => Math.max(1, Math.ceil(dynamoItemBytes(entry) / 1024));
+  const keyOf = (entry: Item) => JSON.stringify([entry[index.partitionKey], entry[index.sortKey]]);
+  let writes = 0;
+  let wru = 0;
+  let before: Item | undefined;
+  for (const item of items) {
+    const after = indexEntry(item, index);
+    const changed: Item[] =
+      before && after
+        ? keyOf(before) !== keyOf(after)
+          ? [before, after]
+          : JSON.stringify(before) !== JSON.stringify(after)
+            ? [after]
+            : []
+        : [before ?? after].filter((entry): entry is Item => entry !== undefined);
+    writes += changed.length;
+    wru += changed.reduce((sum, entry) => sum + wruOf(entry), 0);
+    before = after;
+  }
+  return { writes, wru };
+}

@@ -8,6 +8,7 @@
 // destinations) is the function behind the other event source mappings.
 
 import { ENV } from '../../config/runtime';
+import { PAYLOADS_PREFIX } from '../../lambdas/core/envelope';
 import type { FrontDoorKind } from '../../lib/webhook-inbox';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -91,11 +92,13 @@ function exactlyOne(
   return found[0] as [string, Resource];
 }
 
-function expirationDaysOf(bucket: Resource | undefined): number | null {
+/** The soonest expiry of the objects under `prefix` (the archive's own rule must not shorten the payloads'). */
+function expirationDaysOf(bucket: Resource | undefined, prefix = ''): number | null {
   const rules = ((props(bucket).LifecycleConfiguration as { [key: string]: Json } | undefined)?.Rules ??
     []) as { [key: string]: Json }[];
   const days = rules
     .filter((rule) => rule.Status === 'Enabled' && typeof rule.ExpirationInDays === 'number')
+    .filter((rule) => typeof rule.Prefix !== 'string' || prefix.startsWith(rule.Prefix))
     .map((rule) => rule.ExpirationInDays as number);
   return days.length > 0 ? Math.min(...days) : null;
 }
@@ -252,7 +255,7 @@ export function templateFacts(template: CfnTemplate, api: FrontDoorKind): Templa
     accessLog,
     executionLogLevel,
     waf: { webAcls: webAcls.length, rules: ruleNames.length, ruleNames },
-    payloadExpirationDays: expirationDaysOf(payloadBucket),
+    payloadExpirationDays: expirationDaysOf(payloadBucket, PAYLOADS_PREFIX),
     payloadAccessLogs,
     monthly: {
       secrets: only(template, 'AWS::SecretsManager::Secret').length,
