@@ -24,11 +24,16 @@ export const STATUS_NAME = { '#status': 'status' };
 
 // A lapsed claim may be retaken only by the same bytes under the same event type: a different body under
 // the same signed id, or the same body named as another event, is a conflict (409) whether or not the
-// first claim's verify invocation is still alive. A record past its dedup window is anyone's, even while
-// it lives on for the archive; a record written before `dedupUntil` existed has its window in `expiresAt`.
+// first claim's verify invocation is still alive. A record past its dedup window but kept for the archive
+// is retaken only once nothing works on it: processed, dead-lettered, or a lease that lapsed. A replay or a
+// redrive of an old delivery (enqueued, failed, or under a live lease) must not be overwritten by a
+// provider's resend of it, which would take its lease away and run the effect twice; the resend is a
+// duplicate until the replay is done. A record past `expiresAt` is gone (TTL only lags); one written
+// before `dedupUntil` existed has its window in `expiresAt`.
 const CLAIMABLE =
-  'attribute_not_exists(pk) OR dedupUntil < :nowSec OR ' +
-  '(attribute_not_exists(dedupUntil) AND expiresAt < :nowSec) OR ' +
+  'attribute_not_exists(pk) OR expiresAt < :nowSec OR ' +
+  '(dedupUntil < :nowSec AND (#status IN (:processed, :deadLettered) OR ' +
+  '(#status IN (:claimed, :processing) AND leaseUntil < :nowMs))) OR ' +
   '(#status = :claimed AND leaseUntil < :nowMs AND payloadSha256 = :sha AND (SAME_TYPE))';
 const OWN_CLAIM = 'claimToken = :claimToken AND #status = :claimed';
 
@@ -70,6 +75,9 @@ export class DynamoClaims implements ClaimStore {
             ':nowSec': Math.floor(claim.nowMs / 1000),
             ':nowMs': claim.nowMs,
             ':claimed': 'claimed',
+            ':processed': 'processed',
+            ':deadLettered': 'dead-lettered',
+            ':processing': 'processing',
             ':sha': claim.payloadSha256,
             ...claimable.values,
           }),

@@ -58,6 +58,31 @@ describe('the dedup window', () => {
     expect((await record('msg_window'))?.receivedAt).toBe(new Date(clock.now()).toISOString());
   });
 
+  it('does not let a redelivery after the window take a record that is being worked on (a replay, a redrive)', async () => {
+    expect(await deliver('msg_replayed')).toBe(202);
+    const setStatus = (status: string, leaseUntil?: number) =>
+      ctx.clients.dynamodb.send(
+        new UpdateItemCommand({
+          TableName: resources.tableName,
+          Key: toAttributes({ pk: `${PROVIDER}#msg_replayed` }),
+          UpdateExpression: `SET #status = :status${leaseUntil === undefined ? '' : ', leaseUntil = :lease'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: toAttributes({ ':status': status, ':lease': leaseUntil }),
+        }),
+      );
+    clock.advance(8 * DAY);
+    // Replayed by an operator, past the provider's window: queued again, then under a live lease.
+    await setStatus('enqueued');
+    expect(await deliver('msg_replayed')).toBe(200);
+    await setStatus('processing', clock.now() + 60_000);
+    expect(await deliver('msg_replayed')).toBe(200);
+    await setStatus('failed');
+    expect(await deliver('msg_replayed')).toBe(200);
+    // Once nothing works on it, the redelivery is a new delivery again.
+    await setStatus('processing', clock.now() - 1);
+    expect(await deliver('msg_replayed')).toBe(202);
+  });
+
   it('reads the window from expiresAt on a record written before dedupUntil', async () => {
     const put = (id: string, expiresAt: number) =>
       ctx.clients.dynamodb.send(
