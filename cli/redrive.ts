@@ -7,6 +7,7 @@ import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../lambdas/ad
 import { type DlqEntry, describeMessage, entriesTable, withInboxFacts } from './dlq-entry';
 import type { JsonOption } from './options';
 import { CliError, describeError, print, printJson } from './output';
+import { progressBar } from './progress-bar';
 import type { Target } from './target-types';
 
 /** A target opened for the DLQ tools: its queues and its inbox, through the adapters. */
@@ -19,17 +20,6 @@ export interface Opened {
    * taken up by the forwarder, which reads the delivery's history itself: no inbox record is marked.
    */
   destination?: string;
-}
-
-async function progressBar(enabled: boolean, total: number) {
-  if (!enabled || !process.stderr.isTTY) return undefined;
-  const { SingleBar, Presets } = await import('cli-progress');
-  const bar = new SingleBar(
-    { format: 'redrive [{bar}] {value}/{total} messages', hideCursor: true, stream: process.stderr },
-    Presets.shades_classic,
-  );
-  bar.start(Math.max(total, 1), 0);
-  return bar;
 }
 
 export async function runRedrive(
@@ -145,7 +135,8 @@ async function redriveLocally(
   const startedMs = Date.now();
   // A snapshot of the count: a message that fails again during the run is not chased round in circles.
   const total = (await ops.counts(target.dlqUrl)).visible;
-  const bar = await progressBar(!options.json, total);
+  const bar = await progressBar('redrive', 'messages', !options.json);
+  bar?.progress(0, total);
   const spacingMs = options.maxPerSecond ? 1000 / options.maxPerSecond : 0;
   let nextAt = Date.now();
   let moved = 0;
@@ -162,7 +153,7 @@ async function redriveLocally(
         nextAt = Math.max(nextAt, Date.now()) + spacingMs;
         await moveMessage(opened, message, startedMs, moved);
         moved++;
-        bar?.update(moved);
+        bar?.progress(moved, total);
       }
     }
   } finally {
@@ -211,14 +202,15 @@ export async function redriveOnAws(
       'nothing was moved or marked; if a move task is already running, wait for it (or cancel it) and run this again',
     );
   }
-  const bar = await progressBar(!options.json, Math.max(counts.visible, entries.length));
+  const bar = await progressBar('redrive', 'messages', !options.json);
+  let total = Math.max(counts.visible, entries.length);
   try {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? MOVE_POLL_MS));
       const task = await ops.latestMessageMove(target.dlqArn);
       if (!task || !isOurTask(task, taskHandle, startedMs)) continue;
-      if (task.toMove !== undefined) bar?.setTotal(Math.max(task.toMove, 1));
-      bar?.update(task.moved);
+      if (task.toMove !== undefined) total = task.toMove;
+      bar?.progress(task.moved, total);
       if (task.status === 'RUNNING') continue;
       if (task.status === 'COMPLETED') {
         for (const entry of entries) await markRequeued(opened, entry, startedMs);

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import { INBOX_STATUSES, type InboxStatus } from '../lambdas/core/inbox';
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
 import { EXIT, parseDuration, print, printJson, UsageError } from './output';
+import { progressBar } from './progress-bar';
 import type { ReplayOutcome, ReplaySummary } from './replay';
 
 interface ReplayOptions extends TargetOptions, JsonOption {
@@ -101,7 +102,7 @@ async function runReplay(
       });
       return reportOne(outcome, provider as string, key as string, options.json);
     }
-    const bar = await progressBar(!options.json);
+    const bar = await progressBar('replay', 'deliveries', !options.json);
     try {
       const summary = await replayMany(opened, filter, {
         by,
@@ -164,26 +165,4 @@ function reportMany(summary: ReplaySummary, json: boolean | undefined): number {
     );
   }
   return refused > 0 ? EXIT.refused : EXIT.ok;
-}
-
-/** The progress bar on a terminal only (as the redrive's, cli/redrive.ts). */
-async function progressBar(enabled: boolean) {
-  if (!enabled || !process.stderr.isTTY) return undefined;
-  const { SingleBar, Presets } = await import('cli-progress');
-  const bar = new SingleBar(
-    { format: 'replay [{bar}] {value}/{total} deliveries', hideCursor: true, stream: process.stderr },
-    Presets.shades_classic,
-  );
-  let started = false;
-  return {
-    progress(done: number, total: number) {
-      if (!started) bar.start(Math.max(total, 1), 0);
-      started = true;
-      bar.update(done);
-    },
-    stop() {
-      if (started) bar.stop();
-      started = false;
-    },
-  };
 }

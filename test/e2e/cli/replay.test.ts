@@ -1,6 +1,7 @@
 // Archive and replay through the real command line, against a local instance: a dead letter's payload is
 // shown only on --reveal, its DLQ message is purged, and `deliveries replay` brings it back through the
 // processor; refusals exit 3, a filtered dry run changes nothing.
+import { spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import type { InboxRecord } from '../../../lambdas/core/inbox';
 import { defineEvent, EVENT_HANDLERS, PermanentError } from '../../../lambdas/events';
 import type { LocalInbox } from '../../../local/local-inbox';
 import {
+  BIN,
   CLI_TIMEOUT_MS,
   eventually,
   json,
@@ -127,5 +129,22 @@ describe('webhook-inbox deliveries show and replay', { timeout: CLI_TIMEOUT_MS *
     expect(dry.code, dry.stderr).toBe(0);
     expect(json(dry)).toMatchObject({ matched: 1, replayed: 1, dryRun: true, refusedTotal: 0 });
     expect((await record(key))?.replays).toBe(1);
+  });
+
+  // The bar is drawn on a terminal only, so a pipe (runCli) never loads it: `script` gives the bundled
+  // command a pseudo-terminal, where loading cli-progress through the bundle's chunks once crashed.
+  it('draws its progress bar on a terminal', () => {
+    const command = `${process.execPath} ${BIN} deliveries replay --provider mobazha --since 1h --dry-run`;
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    delete env.INIT_CWD;
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], {
+      cwd: project.dir,
+      env,
+      encoding: 'utf8',
+      timeout: CLI_TIMEOUT_MS,
+    });
+    expect(run.status, run.stdout).toBe(0);
+    expect(run.stdout).toContain('replay [');
+    expect(run.stdout).toContain('dry run: 1 matched, would replay 1');
   });
 });
