@@ -25,8 +25,9 @@ import { InboxListing, type ListFilter, type ListPage } from './dynamo-inbox-lis
 import { type Item, toAttributes } from './inbox-item';
 
 const OWN_LEASE = 'processingToken = :processingToken';
-// Not processed, the same bytes and event type as the record, not this very message given up already,
-// and no live worker on it. Another type can only be a message sent late (after its claim was released at
+// Not processed, the same bytes and event type as the record, not this very message given up already
+// (whatever another copy of the delivery did since: two copies that each gave up once must not take turns
+// running the handler until SQS moves both), and no live worker on it. Another type can only be a message sent late (after its claim was released at
 // the deadline) while a replay under that other type took the key: it must not run. A live *claim* lease
 // does not block: the message exists. A lease that carries our own token is an SDK retry of this very
 // update. A live lease of anyone else is respected, even one taken for this same message: SQS may hand a
@@ -34,6 +35,7 @@ const OWN_LEASE = 'processingToken = :processingToken';
 const LEASABLE =
   'attribute_not_exists(pk) OR (#status <> :processed AND payloadSha256 = :sha AND (SAME_TYPE) ' +
   'AND NOT (#status = :deadLettered AND deadLetterMessageId = :messageId) ' +
+  'AND NOT contains(givenUpMessageIds, :messageId) ' +
   'AND (#status <> :processing OR leaseUntil < :nowMs OR processingToken = :processingToken))';
 // What a DLQ message's record may look like when an operator moves the message back: dead-lettered
 // before the move began, failed (the give-up mark itself failed), or a lapsed lease (a worker that died).
@@ -243,8 +245,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       UpdateExpression:
         'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
         `deadLetteredAt = :at, listKey = :listKey${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
-        `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ADD attempts :one`,
+        `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ` +
+        'ADD attempts :one, givenUpMessageIds :givenUp',
       ConditionExpression: OWN_LEASE,
+      binaryValues: { ':givenUp': { SS: [mark.messageId] } },
       values: {
         ':deadLettered': 'dead-lettered',
         ':code': mark.errorCode,
@@ -266,7 +270,9 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // lease stays with its holder: taking its token away would make that worker's mark fail and the
     // effect run again. A record dead-lettered after the move began belongs to a newer give-up.
     return this.update(pk, {
-      UpdateExpression: 'SET #status = :enqueued, listKey = :listKey REMOVE leaseUntil, processingToken',
+      // The moved messages start a new round: the copies given up before it are in the DLQ or moved.
+      UpdateExpression:
+        'SET #status = :enqueued, listKey = :listKey REMOVE leaseUntil, processingToken, givenUpMessageIds',
       ConditionExpression: REQUEUEABLE,
       values: {
         ':enqueued': 'enqueued',

@@ -37,7 +37,10 @@ export function toAttributes(values: Record<string, string | number | undefined>
 }
 
 export function toInboxItem(record: InboxRecord): Item {
-  const item = toAttributes({ ...record });
+  const { givenUpMessageIds, ...scalars } = record;
+  const item = toAttributes({ ...scalars });
+  // A string set (DynamoDB has no empty set): the processor ADDs to it one message id at a time.
+  if (givenUpMessageIds && givenUpMessageIds.length > 0) item.givenUpMessageIds = { SS: givenUpMessageIds };
   for (const name of BINARY_ATTRIBUTES) {
     const value = item[name]?.S;
     if (value !== undefined) item[name] = { B: Buffer.from(value, 'base64') };
@@ -46,11 +49,12 @@ export function toInboxItem(record: InboxRecord): Item {
 }
 
 export function fromInboxItem(item: Item): InboxRecord {
-  const record: Record<string, string | number> = {};
+  const record: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(item)) {
     if (LIST_ATTRIBUTE_NAMES.has(name)) continue;
     if (NUMBER_ATTRIBUTES.has(name) && value.N !== undefined) record[name] = Number(value.N);
     else if (value.S !== undefined) record[name] = value.S;
+    else if (value.SS !== undefined) record[name] = [...value.SS].sort();
     else if (BINARY_ATTRIBUTES.has(name) && value.B !== undefined)
       record[name] = Buffer.from(value.B).toString('base64');
   }

@@ -39,6 +39,11 @@ export interface InboxRecord {
    * is processed again.
    */
   deadLetterMessageId?: string;
+  /**
+   * Every message given up on since the last redrive: a later receive of any of them is drained to the DLQ
+   * without running the handler, even once another copy of the delivery has run or failed since.
+   */
+  givenUpMessageIds?: string[];
   deadLetteredAt?: string;
   /** When an operator last moved the delivery back from the DLQ (markRequeued). */
   redrivenAt?: string;
@@ -226,7 +231,10 @@ export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseReques
   const conflict = mismatch(existing, request);
   if (conflict) return { kind: 'conflict', existing, conflict };
   if (existing.status === 'processed') return { kind: 'processed', existing };
-  if (existing.status === 'dead-lettered' && existing.deadLetterMessageId === request.messageId) {
+  if (
+    (existing.status === 'dead-lettered' && existing.deadLetterMessageId === request.messageId) ||
+    existing.givenUpMessageIds?.includes(request.messageId)
+  ) {
     return { kind: 'draining', existing };
   }
   return {

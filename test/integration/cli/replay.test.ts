@@ -243,6 +243,25 @@ describe('a single replay', () => {
     expect(await inbox().get(pk('msg_unsent'))).toEqual(before);
   });
 
+  it('runs each copy of a delivery that gives up once: two copies do not take turns until SQS moves both', async () => {
+    failing = true;
+    expect(await deliver('msg_copies')).toBe(202);
+    await processAll();
+    expect(runs).toHaveLength(1);
+    // A replay while the dead letter is still in the DLQ, then that dead letter moved back by hand: two
+    // live copies of one delivery on the main queue, each failing for good.
+    expect(await replayOne(opened, PROVIDER, 'msg_copies')).toMatchObject({ kind: 'replayed' });
+    const [dead] = await ctx.queueOps.receive(resources.dlqUrl, { maxMessages: 1 });
+    expect(dead).toBeDefined();
+    await ctx.queueOps.sendRaw(resources.queueUrl, dead!.body, dead!.attributes);
+    await ctx.queueOps.delete(resources.dlqUrl, dead!.receiptHandle);
+    await processAll();
+    // Each copy ran once and was then drained to the DLQ on its later receives.
+    expect(runs).toHaveLength(3);
+    expect((await inbox().get(pk('msg_copies')))?.status).toBe('dead-lettered');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(2);
+  });
+
   it('says not_found for a key the inbox does not know', async () => {
     expect(await replayOne(opened, PROVIDER, 'msg_never')).toEqual({
       kind: 'refused',
