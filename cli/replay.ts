@@ -177,7 +177,10 @@ export async function replayOne(
 
 /**
  * The envelope's `dataref` for a body too large to travel inline (as verify decides it, from today's
- * config): the archive's own object, or the body written to the payload bucket as verify would.
+ * config): the body's `payloads/` object, written as verify would write it. An `archive/` object is never
+ * named: the processor and the forwarder may read `payloads/` only, and the archive's lifecycle is not the
+ * one every message's body must outlive (config/resources.ts). When the archive reuses verify's object,
+ * the put lands on the same key and only restarts its lifecycle clock.
  */
 async function datarefFor(
   opened: ReplayTarget,
@@ -185,11 +188,9 @@ async function datarefFor(
   body: Buffer,
 ): Promise<string | undefined> {
   if (body.length <= opened.target.config.inlineLimitBytes) return undefined;
-  if (record.archiveRef !== undefined) return record.archiveRef;
   return opened.payloads.put(payloadKey(record.provider, record.payloadSha256), body, record.payloadSha256);
 }
 
-/** The listing as the inbox offers it: page by page where it can (listPage), else one list call. */
 /** Every record the filter matches, newest first, a page of the listing index at a time. */
 export async function matchingRecords(
   inbox: Pick<DynamoInbox, 'listPage'>,

@@ -262,6 +262,26 @@ describe('a single replay', () => {
     expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(2);
   });
 
+  it("names the body's payloads/ object, never the archive's, when the body no longer travels inline", async () => {
+    const body = JSON.stringify({ type: 'order.paid', data: { id: 'msg_big', pad: 'x'.repeat(4000) } });
+    const answer = await deliverSigned(ctx, resources, {
+      config,
+      provider: PROVIDER,
+      secret: SECRET,
+      body,
+      id: 'msg_big',
+    });
+    expect(answer.statusCode).toBe(202);
+    await processAll();
+    expect((await inbox().get(pk('msg_big')))?.archiveRef).toContain('/archive/');
+    // The operator's config now sends bodies over 1 KiB through S3: the processor may read payloads/ only.
+    const lowered = { ...config, inlineLimitBytes: 1024 };
+    const target = { ...opened.target, config: lowered } as Target;
+    expect(await replayOne({ ...opened, target }, PROVIDER, 'msg_big')).toMatchObject({ kind: 'replayed' });
+    const [message] = await ctx.queueOps.receive(resources.queueUrl, { maxMessages: 1 });
+    expect(JSON.parse(message!.body).dataref).toMatch(new RegExp(`^s3://${resources.bucketName}/payloads/`));
+  });
+
   it('says not_found for a key the inbox does not know', async () => {
     expect(await replayOne(opened, PROVIDER, 'msg_never')).toEqual({
       kind: 'refused',
