@@ -16,12 +16,21 @@ export interface SelectiveRedrive {
 
 export interface SelectiveResult {
   moved: number;
+  /** How many distinct deliveries (inbox keys) the moved messages were for. */
+  deliveries: number;
   /** Messages looked at and left in the DLQ. */
   left: number;
 }
 
 /** Long enough to look through a DLQ of thousands without handing a looked-at message out twice. */
 const HOLD_SECONDS = 300;
+/**
+ * Long polls, and two empty ones in a row, before the DLQ counts as looked through: a short poll samples
+ * only some of SQS's servers and can come back empty while messages remain, which would report chosen dead
+ * letters as gone.
+ */
+const WAIT_SECONDS = 2;
+const EMPTY_POLLS = 2;
 
 /** The key a DLQ message and an inbox record share: `provider#dedupKey`. */
 export function entryKey(entry: DlqEntry): string | undefined {
@@ -32,15 +41,31 @@ export async function redriveSelected(opened: Opened, select: SelectiveRedrive):
   const { target, ops } = opened;
   const startedMs = Date.now();
   const held: ReceivedMessage[] = [];
+  const deliveries = new Set<string>();
+  // What the DLQ held when the move began: once that many have been looked at, there is nothing more to
+  // find (messages that arrive later are not chased).
+  const present = (await ops.counts(target.dlqUrl)).visible;
   let moved = 0;
+  let empty = 0;
   try {
-    while (select.expected === undefined || moved < select.expected) {
-      const batch = await ops.receive(target.dlqUrl, { maxMessages: 10, visibilitySeconds: HOLD_SECONDS });
-      if (batch.length === 0) break;
+    while (
+      (select.expected === undefined || deliveries.size < select.expected) &&
+      moved + held.length < Math.max(present, 1) &&
+      empty < EMPTY_POLLS
+    ) {
+      const batch = await ops.receive(target.dlqUrl, {
+        maxMessages: 10,
+        visibilitySeconds: HOLD_SECONDS,
+        waitSeconds: WAIT_SECONDS,
+      });
+      empty = batch.length === 0 ? empty + 1 : 0;
       for (const message of batch) {
-        if (select.matches(describeMessage(message))) {
+        const entry = describeMessage(message);
+        if (select.matches(entry)) {
           await moveMessage(opened, message, startedMs, moved);
           moved++;
+          const key = entryKey(entry);
+          if (key !== undefined) deliveries.add(key);
         } else {
           held.push(message);
         }
@@ -53,5 +78,5 @@ export async function redriveSelected(opened: Opened, select: SelectiveRedrive):
       await ops.changeVisibility(target.dlqUrl, message.receiptHandle, 0).catch(() => undefined);
     }
   }
-  return { moved, left: held.length };
+  return { moved, deliveries: deliveries.size, left: held.length };
 }

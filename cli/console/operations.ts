@@ -129,7 +129,7 @@ export class ConsoleOperations {
       ...(wanted === undefined ? {} : { expected: wanted.size }),
       onProgress: (moved) => progress(moved, total),
     });
-    const missing = wanted === undefined ? 0 : wanted.size - result.moved;
+    const missing = wanted === undefined ? 0 : wanted.size - result.deliveries;
     return (
       `moved ${result.moved} message${result.moved === 1 ? '' : 's'} to the main queue` +
       (missing > 0 ? `; ${missing} not found in the DLQ (purged, expired, or moved already)` : '')
@@ -243,6 +243,12 @@ export class ConsoleOperations {
     if (value !== undefined && (value === '' || value.trim() !== value)) {
       throw new UsageError('the secret must be non-empty, without surrounding spaces or newlines');
     }
+    const guide = GUIDES[provider.scheme];
+    // A provider that issues its own secret (Stripe, Shopify, Slack...) signs with that one only: a random
+    // one would fail every delivery, and a second rotation would push the real one out of the two kept.
+    if (value === undefined && guide.issuer === 'provider') {
+      throw new UsageError(`${guide.name} issues this secret: paste the new one it shows you`);
+    }
     const secret = value ?? randomSecret(provider);
     try {
       signDelivery(
@@ -254,7 +260,6 @@ export class ConsoleOperations {
       throw new UsageError(`not a usable ${provider.scheme} secret`);
     }
     const versions = await this.target.secrets.rotate(id, secret);
-    const guide = GUIDES[provider.scheme];
     return guide.issuer === 'you'
       ? `rotated: paste the new secret into ${guide.name} (\`webhook-inbox secrets show ${id} --reveal\` prints it); ${versions.length} accepted now`
       : `rotated: ${guide.name} must sign with this secret; ${versions.length} accepted now`;

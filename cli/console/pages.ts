@@ -156,7 +156,8 @@ export function deliveryPage(frame: Frame, record: InboxRecord): string {
     : `<div class="actions">
 <button data-action="replay" data-provider="${esc(record.provider)}" data-key="${esc(record.dedupKey)}"${archived ? '' : ' disabled title="not archived: nothing to replay"'}>Replay</button>
 ${
-  record.status === 'dead-lettered' || record.status === 'failed'
+  // Only a dead letter's message is in the DLQ; a failed one's waits on the main queue for its retry.
+  record.status === 'dead-lettered'
     ? `<button data-action="redrive" data-keys="${esc(record.pk)}">Redrive</button>`
     : ''
 }

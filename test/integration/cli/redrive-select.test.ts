@@ -88,7 +88,7 @@ describe('redriveSelected', () => {
 
   it('moves nothing when nothing matches, and the DLQ is left as it was', async () => {
     const result = await redriveSelected(opened(), { matches: () => false });
-    expect(result).toEqual({ moved: 0, left: 3 });
+    expect(result).toEqual({ moved: 0, deliveries: 0, left: 3 });
     expect(await ctx.countMessages(resources.dlqUrl)).toMatchObject({ visible: 3, inFlight: 0 });
   });
 });
