@@ -16,6 +16,7 @@ import {
   print,
   printJson,
   table,
+  terminalSafe,
   truncate,
   UsageError,
 } from './output';
@@ -99,13 +100,13 @@ async function reveal(target: Target, record: InboxRecord): Promise<Buffer> {
   return body;
 }
 
-/** Pretty JSON if the bytes are JSON, else the text as it is (UTF-8). */
+/** Pretty JSON if the bytes are JSON, else the text as it is (UTF-8), either way safe for a terminal. */
 function payloadText(body: Buffer): string {
   const text = body.toString('utf8');
   try {
-    return JSON.stringify(JSON.parse(text), null, 2);
+    return terminalSafe(JSON.stringify(JSON.parse(text), null, 2));
   } catch {
-    return text;
+    return terminalSafe(text);
   }
 }
 

@@ -5,7 +5,16 @@ import pc from 'picocolors';
 import type { ReceivedMessage } from '../lambdas/adapters/sqs-queue-ops';
 import { describeMessage, entriesTable, envelopeOf, str, withInboxFacts } from './dlq-entry';
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
-import { CliError, describeError, details, formatAge, print, printJson, UsageError } from './output';
+import {
+  CliError,
+  describeError,
+  details,
+  formatAge,
+  print,
+  printJson,
+  terminalSafe,
+  UsageError,
+} from './output';
 import { type Opened, runRedrive } from './redrive';
 import type { Target } from './target-types';
 
@@ -251,7 +260,7 @@ async function runShow(
     print(pc.dim('payload not shown (it may hold personal data); add --payload to print it'));
   } else {
     print(pc.bold(`payload (${payload.length} bytes, sha256 ${payloadCheck}):`));
-    print(isText ? text : payload.toString('base64'));
+    print(isText ? terminalSafe(text ?? '') : payload.toString('base64'));
   }
   return 0;
 }

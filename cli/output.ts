@@ -74,6 +74,21 @@ export function print(text = ''): void {
 const NO_ROW_LINES = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /** A bordered table; `head` is printed bold. Cells are strings already (colour them before). */
+/**
+ * Text from a payload, made safe to print on a terminal: control characters other than newline and tab
+ * (C0, DEL and C1, which include ESC and CSI) are shown as `\xNN` / `\u00NN` escapes, so a sender's bytes
+ * cannot retitle, clear or recolour the operator's terminal.
+ */
+export function terminalSafe(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x80
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 export function table(head: string[], rows: string[][]): string {
   const t = new Table({
     head: head.map((h) => pc.bold(h)),
