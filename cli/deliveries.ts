@@ -223,6 +223,8 @@ async function runList(options: ListOptions): Promise<number> {
     if (page.warning) process.stderr.write(`${pc.yellow(`warning: ${page.warning}`)}\n`);
     if (options.json) {
       printJson(records.map(publicRecord));
+      // stdout stays the array scripts already read; the next page's cursor goes to stderr.
+      if (page.cursor !== undefined) process.stderr.write(`more: --cursor ${page.cursor}\n`);
       return 0;
     }
     if (records.length === 0) {
@@ -285,13 +287,18 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
           `${providerId} deliveries (above, newest first); give more of the key`,
       );
     }
+    // A prefix too short is a usage error (exit 2), as `dlq show`'s is: the command line was wrong.
+    if (lookup.kind === 'too_short') {
+      throw new UsageError(
+        `no ${providerId} delivery with dedup key ${key}; a prefix needs at least ${lookup.minimum} ` +
+          `characters and this one has ${lookup.length}: give more of the key, or all of it ` +
+          '(`webhook-inbox deliveries list` shows them)',
+      );
+    }
     if (lookup.kind !== 'found') {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
-        lookup.kind === 'too_short'
-          ? `a prefix needs at least ${lookup.minimum} characters and this one has ${lookup.length}: ` +
-              'give more of the key, or all of it (`webhook-inbox deliveries list` shows them)'
-          : 'list them with `webhook-inbox deliveries list`',
+        'list them with `webhook-inbox deliveries list`',
       );
     }
     const { record } = lookup;

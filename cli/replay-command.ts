@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
 import { INBOX_STATUSES, type InboxStatus } from '../lambdas/core/inbox';
 import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
-import { EXIT, parseDuration, print, printJson, UsageError } from './output';
+import { EXIT, inboxStatus, parseDuration, print, printJson, table, truncate, UsageError } from './output';
 import { progressBar } from './progress-bar';
 import type { ReplayOutcome, ReplaySummary } from './replay';
 
@@ -157,6 +157,20 @@ function reportMany(summary: ReplaySummary, json: boolean | undefined): number {
   const refused = Object.values(summary.refused).reduce((sum, n) => sum + (n ?? 0), 0);
   if (json) printJson({ ...summary, refusedTotal: refused });
   else {
+    // A dry run says what it would do to each delivery; a real run's summary is enough after the bar.
+    if (summary.dryRun && summary.deliveries.length > 0) {
+      print(
+        table(
+          ['provider', 'dedup key', 'status', 'would'],
+          summary.deliveries.map((d) => [
+            d.provider,
+            truncate(d.dedupKey, 36),
+            inboxStatus(d.inboxStatus),
+            d.outcome === 'refused' ? `refuse (${d.reason})` : 'replay',
+          ]),
+        ),
+      );
+    }
     const verb = summary.dryRun ? 'would replay' : 'replayed';
     const reasons = Object.entries(summary.refused).map(([reason, n]) => `${n} ${reason}`);
     print(

@@ -35,6 +35,14 @@ export interface ReplaySummary {
   replayed: number;
   refused: Partial<Record<ReplayRefusal, number>>;
   dryRun: boolean;
+  /** Each matched delivery and what became of it (or would, on a dry run), newest first. */
+  deliveries: {
+    provider: string;
+    dedupKey: string;
+    inboxStatus: InboxStatus;
+    outcome: 'replayed' | 'would_replay' | 'refused';
+    reason?: ReplayRefusal;
+  }[];
 }
 
 export interface ReplayFilter {
@@ -226,6 +234,7 @@ export async function replayMany(
     replayed: 0,
     refused: {},
     dryRun: options.dryRun === true,
+    deliveries: [],
   };
   options.onProgress?.(0, records.length);
   const spacingMs = options.maxPerSecond ? 1000 / options.maxPerSecond : 0;
@@ -243,6 +252,13 @@ export async function replayMany(
     if (outcome.kind === 'refused')
       summary.refused[outcome.reason] = (summary.refused[outcome.reason] ?? 0) + 1;
     else summary.replayed++;
+    summary.deliveries.push({
+      provider: record.provider,
+      dedupKey: record.dedupKey,
+      inboxStatus: record.status,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'refused' ? { reason: outcome.reason } : {}),
+    });
     options.onProgress?.(index + 1, records.length);
   }
   return summary;

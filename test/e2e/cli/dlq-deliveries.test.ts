@@ -160,6 +160,18 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
       dedupKeys.filter((k) => !seen.includes(k)),
     );
     expect(json<{ indexed: number }>(reindexed).indexed).toBe(0);
+    // With --json the array stays on stdout and the cursor goes to stderr.
+    const firstJson = await runCli(project.dir, [
+      'deliveries',
+      'list',
+      '--provider',
+      'mobazha',
+      '--limit',
+      '2',
+      '--json',
+    ]);
+    expect(json<InboxRecord[]>(firstJson)).toHaveLength(2);
+    expect(/--cursor (\S+)/.exec(firstJson.stderr)?.[1]).toBe(cursor);
   });
 
   it('shows a delivery by a unique key prefix, and says a prefix is too short with the minimum', async () => {
@@ -170,7 +182,7 @@ describe('webhook-inbox deliveries', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     ]);
     expect(unique.code, unique.stderr).toBe(0);
     expect(json<InboxRecord>(unique).dedupKey).toBe(key);
-    expect(short.code).toBe(1);
+    expect(short.code).toBe(2);
     expect(oneLineError(short)).toMatch(/a prefix needs at least 6 characters and this one has 3/);
   });
 });

@@ -321,12 +321,28 @@ describe('a filtered replay', () => {
       { provider: PROVIDER, status: 'processed', sinceMs: Date.now() - 3_600_000 },
       { onProgress: (done, total) => progress.push([done, total]) },
     );
-    expect(processed).toEqual({ matched: 3, replayed: 3, refused: {}, dryRun: false });
+    expect(processed).toMatchObject({ matched: 3, replayed: 3, refused: {}, dryRun: false });
+    expect(processed.deliveries.map((d) => [d.dedupKey, d.outcome]).sort()).toEqual([
+      ['msg_a', 'replayed'],
+      ['msg_b', 'replayed'],
+      ['msg_c', 'replayed'],
+    ]);
     expect(progress.at(-1)).toEqual([3, 3]);
 
     const everything = await replayMany(opened, { sinceMs: Date.now() - 3_600_000 }, { dryRun: true });
     // The three just replayed are enqueued again, and msg_queued is claimed: four in flight, one dead letter.
-    expect(everything).toEqual({ matched: 5, replayed: 1, refused: { in_flight: 4 }, dryRun: true });
+    expect(everything).toMatchObject({ matched: 5, replayed: 1, refused: { in_flight: 4 }, dryRun: true });
+    // A dry run names what it would replay and what it would refuse, and why.
+    expect(everything.deliveries.find((d) => d.dedupKey === 'msg_dead')).toEqual({
+      provider: PROVIDER,
+      dedupKey: 'msg_dead',
+      inboxStatus: 'dead-lettered',
+      outcome: 'would_replay',
+    });
+    expect(everything.deliveries.find((d) => d.dedupKey === 'msg_queued')).toMatchObject({
+      outcome: 'refused',
+      reason: 'in_flight',
+    });
 
     await processAll();
     expect(runs.sort()).toEqual(['msg_a', 'msg_b', 'msg_c', 'msg_queued'].map((id) => `${PROVIDER}:${id}`));
