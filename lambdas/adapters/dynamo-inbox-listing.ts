@@ -87,6 +87,8 @@ interface Stream {
   buffer: Item[];
   startKey?: Item;
   done: boolean;
+  /** How many entries the last read of the partition asked for (none yet: undefined). */
+  lastPage?: number;
 }
 
 /** The range of `listSort` a listing covers, both ends inclusive; `skip` is the previous page's last. */
@@ -327,6 +329,7 @@ class NewestFirst implements ReadCounter {
   itemsRead = 0;
   readUnits = 0;
   private readonly streams: Stream[];
+  private readonly listed = new Set<string>();
 
   constructor(
     private readonly listing: InboxListing,
@@ -354,17 +357,31 @@ class NewestFirst implements ReadCounter {
       // the last taken can have emptied one, so partitions are read again one at a time, as they are used.
       const dry = this.streams.filter((s) => s.buffer.length === 0 && !s.done);
       if (dry.length > 0) {
-        // What is still wanted, shared among the partitions that may still have some.
+        // What is still wanted, shared among the partitions that may still have some. A partition read
+        // dry again is where the page is coming from: each read of it asks for twice the last (never more
+        // than is wanted), so one busy partition costs a few queries rather than one per entry, and reads at
+        // most about twice what it gives.
+        const wanted = count - taken.length;
         const live = this.streams.filter((s) => !s.done).length;
-        const share = this.filter
-          ? MAX_QUERY_PAGE
-          : Math.min(MAX_QUERY_PAGE, Math.ceil((count - taken.length) / live));
-        await Promise.all(dry.map((s) => this.fill(s, share)));
+        const share = (s: Stream) =>
+          this.filter
+            ? MAX_QUERY_PAGE
+            : Math.min(
+                MAX_QUERY_PAGE,
+                Math.max(Math.ceil(wanted / live), Math.min(wanted, 2 * (s.lastPage ?? 0))),
+              );
+        await Promise.all(dry.map((s) => this.fill(s, share(s))));
         continue;
       }
       const entry = newest?.buffer.shift();
       if (!entry) break;
-      if (sortOf(entry) !== this.range.skip) taken.push(entry);
+      // While DynamoDB propagates a record's move between partitions (failed, then retried), the index may
+      // hold it in both for a moment: a page lists it once.
+      const pk = entry.pk?.S ?? '';
+      if (sortOf(entry) !== this.range.skip && !this.listed.has(pk)) {
+        this.listed.add(pk);
+        taken.push(entry);
+      }
     }
     return taken;
   }
@@ -383,6 +400,7 @@ class NewestFirst implements ReadCounter {
       stream.buffer.push(...(page.Items ?? []));
       stream.startKey = page.LastEvaluatedKey;
       stream.done = stream.startKey === undefined;
+      stream.lastPage = pageSize;
     }
   }
 }
