@@ -134,9 +134,13 @@ async function reportOne(
       dedupKey: key,
       ...(outcome.kind === 'refused' ? { reason: outcome.reason } : {}),
       ...(outcome.kind === 'replayed'
-        ? { messageId: outcome.messageId, replays: outcome.record.replays, by: outcome.record.lastReplayedBy }
+        ? {
+            messageId: outcome.messageId,
+            replays: outcome.record.replays,
+            lastReplayedBy: outcome.record.lastReplayedBy,
+          }
         : {}),
-      ...(outcome.record ? { status: outcome.record.status } : {}),
+      ...(outcome.record ? { inboxStatus: outcome.record.status } : {}),
     });
   } else if (outcome.kind === 'refused') {
     process.stderr.write(
