@@ -1,5 +1,6 @@
 // The console's pages, rendered on the server from the inbox index. Mutations are buttons the client
 // script turns into POSTs with the token header; in read-only mode they are not rendered at all.
+import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
 import { formatAge } from '../output';
@@ -120,7 +121,10 @@ interface TimelineEntry {
   note?: string;
 }
 
-/** What the record's times say happened, in order. The record keeps the count and the last error of failed attempts, not each one. */
+/**
+ * What the record's times say happened, in order: each processing attempt from the attempt log, or, for a
+ * record written before the log, the count and the last error of its failed attempts.
+ */
 export function timeline(record: InboxRecord): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   const add = (at: string | number | undefined, what: string, note?: string) => {
@@ -129,13 +133,26 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
   add(record.receivedAt, 'received', record.deliveryId ? `delivery id ${record.deliveryId}` : undefined);
   add(record.enqueuedAt, 'enqueued', record.messageId ? `message ${record.messageId}` : undefined);
   const detail = field(record, 'lastErrorDetail');
+  const attempts = attemptEntries(record.attemptLog);
+  const last = attempts.at(-1);
+  for (const attempt of attempts) {
+    const receive = attempt.receiveCount === undefined ? '' : `, receive ${attempt.receiveCount}`;
+    const shownDetail =
+      attempt === last && attempt.errorCode === record.lastErrorCode && detail ? `: ${detail}` : '';
+    add(
+      attempt.at,
+      attempt.outcome === 'failed' ? 'attempt failed' : 'dead-lettered',
+      `${attempt.errorCode}${receive}${attempt.outcome === 'failed' ? ', retried' : ''}${shownDetail}`,
+    );
+  }
   const failures = record.attempts ?? 0;
-  if (failures > 0) {
+  if (attempts.length === 0 && failures > 0) {
     const note = `${failures} failed attempt${failures === 1 ? '' : 's'}; last error ${record.lastErrorCode ?? 'unknown'}${detail ? `: ${detail}` : ''}`;
     // The last failure is at the give-up when there was one; otherwise the record does not say when.
-    add(record.deadLetteredAt ?? record.receivedAt, 'attempts failed', note);
+    add(record.deadLetteredAt ?? record.failedAt ?? record.receivedAt, 'attempts failed', note);
   }
-  add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
+  if (!attempts.some((a) => a.outcome === 'dead-lettered' && a.at === record.deadLetteredAt))
+    add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
   add(record.redrivenAt, 'redriven', 'moved back from the DLQ');
   const replays = record.replays ?? 1;
   add(

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { listKeyOf, listSortOf } from '../../config/list-index';
 import type { ArchiveFacts } from '../core/archive';
+import { ATTEMPT_LOG_CAP, type AttemptOutcome, formatAttemptEntry } from '../core/attempt-log';
 import { FORWARD_ATTRIBUTE_PREFIX } from '../core/destinations/forward-state';
 import { DependencyError } from '../core/errors';
 import {
@@ -41,6 +42,26 @@ const REQUEUEABLE =
   'attribute_exists(pk) AND ((#status = :deadLettered AND (attribute_not_exists(deadLetteredAt) OR ' +
   'deadLetteredAt < :since)) OR #status = :failed OR ' +
   '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))';
+
+/**
+ * Appends one attempt to the log. DynamoDB cannot trim a list in the update that appends to it (the two
+ * paths overlap), and a bound from maxReceiveCount alone does not hold: every redrive and replay starts
+ * another trip through the queue. So the lease, which reads the record back anyway, trims it
+ * (trimAttemptLog): one mark per lease then keeps the log at ATTEMPT_LOG_CAP entries.
+ */
+const APPEND_ATTEMPT = 'attemptLog = list_append(if_not_exists(attemptLog, :emptyLog), :attempt)';
+
+function attemptValues(
+  at: string,
+  errorCode: string,
+  receiveCount: number | undefined,
+  outcome: AttemptOutcome,
+) {
+  return {
+    ':emptyLog': [] as string[],
+    ':attempt': [formatAttemptEntry({ at, errorCode, receiveCount, outcome })],
+  };
+}
 
 /** Written only when beginProcessing creates the record, so existing facts are never overwritten. */
 const SEED_ATTRIBUTES = [
@@ -157,6 +178,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       binaryValues: archive.binary,
     });
     if (ok) {
+      await this.trimAttemptLog(pk, lease.token, leased?.attemptLog?.L?.length ?? 0);
       return {
         kind: 'leased',
         forwarded: leased?.forwardedAt?.S !== undefined,
@@ -168,6 +190,22 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // Deleted between the update and the read (only TTL deletes records): the update will create it.
     if (retryIfVanished) return this.leaseOrClassify(pk, seed, lease, false);
     throw new DependencyError('dynamodb', 'UpdateItem');
+  }
+
+  /**
+   * Drops the oldest entries of a full attempt log under our fresh lease, so this lease's mark brings it
+   * back to ATTEMPT_LOG_CAP. Conditioned on the length read, so a concurrent change is never cut twice; a
+   * failure only leaves the log a little longer (history, not a fact the pipeline decides on).
+   */
+  private async trimAttemptLog(pk: string, processingToken: string, length: number): Promise<void> {
+    const excess = length - (ATTEMPT_LOG_CAP - 1);
+    if (excess <= 0) return;
+    const paths = Array.from({ length: excess }, (_, i) => `attemptLog[${i}]`);
+    await this.update(pk, {
+      UpdateExpression: `REMOVE ${paths.join(', ')}`,
+      ConditionExpression: `${OWN_LEASE} AND size(attemptLog) = :length`,
+      values: { ':processingToken': processingToken, ':length': length },
+    }).catch(() => false);
   }
 
   async markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
@@ -203,13 +241,24 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     });
   }
 
-  async markFailed(pk: string, processingToken: string, errorCode: string, _nowMs: number): Promise<boolean> {
+  async markFailed(
+    pk: string,
+    processingToken: string,
+    errorCode: string,
+    nowMs: number,
+    receiveCount?: number,
+  ): Promise<boolean> {
+    // failedAt is the record's last transition while it waits for its retry: a stranded record
+    // (core/replay.ts) is judged by it.
+    const at = new Date(nowMs).toISOString();
     return this.update(pk, {
       UpdateExpression:
-        'SET #status = :failed, lastErrorCode = :code, listKey = :listKey ' +
+        `SET #status = :failed, lastErrorCode = :code, failedAt = :at, listKey = :listKey, ${APPEND_ATTEMPT} ` +
         'REMOVE leaseUntil, processingToken, lastErrorDetail ADD attempts :one',
       ConditionExpression: OWN_LEASE,
       values: {
+        ...attemptValues(at, errorCode, receiveCount, 'failed'),
+        ':at': at,
         ':failed': 'failed',
         ':code': errorCode,
         ':one': 1,
@@ -222,24 +271,33 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async markDeadLettered(
     pk: string,
     processingToken: string,
-    mark: { errorCode: string; errorDetail?: string; messageId: string; nowMs: number },
+    mark: {
+      errorCode: string;
+      errorDetail?: string;
+      messageId: string;
+      nowMs: number;
+      receiveCount?: number;
+    },
   ): Promise<boolean> {
     // Conditioned on our lease, and idempotent under an SDK retry: the token is removed, but the retry's
     // condition then fails and the read finds the record exactly as this update left it. A detail from
     // an earlier failure goes, unless this one has its own.
     const detail = mark.errorDetail;
+    const at = new Date(mark.nowMs).toISOString();
     const marked = await this.update(pk, {
       UpdateExpression:
         'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
-        `deadLetteredAt = :at, listKey = :listKey${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
+        `deadLetteredAt = :at, listKey = :listKey, ${APPEND_ATTEMPT}` +
+        `${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
         `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ADD attempts :one`,
       ConditionExpression: OWN_LEASE,
       values: {
+        ...attemptValues(at, mark.errorCode, mark.receiveCount, 'dead-lettered'),
         ':deadLettered': 'dead-lettered',
         ':code': mark.errorCode,
         ':detail': detail,
         ':messageId': mark.messageId,
-        ':at': new Date(mark.nowMs).toISOString(),
+        ':at': at,
         ':one': 1,
         ':processingToken': processingToken,
         ':listKey': listKeyOf(pk, 'dead-lettered'),
@@ -377,7 +435,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   private async update(
     pk: string,
     input: Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
-      values: Record<string, string | number | undefined>;
+      values: Record<string, string | number | readonly string[] | undefined>;
       /** Expression values already in DynamoDB's form (binary ones). */
       binaryValues?: Item;
       /** Expression attribute names besides `#status`. */

@@ -54,6 +54,10 @@ export interface InboxRecord {
    * `schema_mismatch`'s failing field paths and zod issue codes, never values (≤ 512 characters).
    */
   lastErrorDetail?: string;
+  /** When the processor last marked a transient failure (markFailed). */
+  failedAt?: string;
+  /** Each failed or dead-lettered attempt, oldest first, capped (core/attempt-log.ts). A DynamoDB list. */
+  attemptLog?: string[];
   messageId?: string;
   payloadRef?: string;
   /**
