@@ -3,6 +3,7 @@
 // findByPrefix and findByDeliveryId.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import type { InboxRecord, InboxStatus } from '../../lambdas/core/inbox';
+import { isStranded, strandedBeforeMs } from '../../lambdas/core/replay';
 
 export interface DeliveryQuery {
   provider?: string;
@@ -57,12 +58,31 @@ export class DeliveriesSource {
   }
 
   /** Every dead-lettered delivery, newest first, from the inbox index. */
-  async deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+  deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+    return this.everyPage({ status: 'dead-lettered' }, limit);
+  }
+
+  /**
+   * The stranded failed deliveries (core/replay.ts isStranded), newest first: failed records received
+   * before the cut-off, from the attention partition, so the read follows them, not the table. Stranded
+   * `claimed` and `enqueued` records are not listed: they sit in the home partitions with every other
+   * delivery, and finding them would read the table's whole past; their delivery page offers Replay.
+   */
+  async stranded(nowMs: number, queueRetentionMs: number, limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+    const untilMs = strandedBeforeMs(nowMs, queueRetentionMs);
+    const failed = await this.everyPage({ status: 'failed', untilMs }, limit);
+    return failed.filter((record) => isStranded(record, nowMs, queueRetentionMs));
+  }
+
+  private async everyPage(
+    filter: { status: InboxStatus; untilMs?: number },
+    limit: number,
+  ): Promise<InboxRecord[]> {
     const records: InboxRecord[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.inbox.listPage({
-        status: 'dead-lettered',
+        ...filter,
         limit: Math.min(1000, limit - records.length),
         cursor,
       });

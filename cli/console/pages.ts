@@ -246,7 +246,10 @@ export function deadLettersPage(
   dlq: { name: string; visible: number; inFlight: number },
   nowMs = Date.now(),
 ): string {
-  const total = groups.reduce((n, g) => n + g.count, 0);
+  const all = groups.flatMap((g) => g.records);
+  // Only stranded records come here other than dead-lettered ones (ConsoleOperations.deadLetterGroups).
+  const stranded = all.filter((r) => r.status !== 'dead-lettered').length;
+  const total = all.length - stranded;
   const ro = frame.readOnly;
   const groupRows = groups.map((g) => [
     esc(g.provider),
@@ -257,14 +260,16 @@ export function deadLettersPage(
       ? ''
       : `<button class="small" data-action="redrive-group" data-provider="${esc(g.provider)}" data-error-code="${esc(g.errorCode)}">Redrive ${esc(g.count)}</button>`,
   ]);
-  const records = groups
-    .flatMap((g) => g.records)
+  const records = all
     .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : -1))
     .map((r) => [
       ro
         ? ''
         : `<input type="checkbox" class="pick" value="${esc(r.pk)}" aria-label="select ${esc(r.dedupKey)}">`,
-      time(r.deadLetteredAt ?? r.receivedAt),
+      time(r.deadLetteredAt ?? r.failedAt ?? r.receivedAt),
+      r.status === 'dead-lettered'
+        ? statusBadge(r.status)
+        : `${statusBadge(r.status)} <span class="dim" title="given up without a mark: its message is in the DLQ or gone; redrive it, or open it to replay">stranded</span>`,
       esc(r.provider),
       dash(r.eventType),
       `<span class="mono">${esc(r.lastErrorCode ?? 'unknown')}</span>`,
@@ -291,9 +296,9 @@ export function deadLettersPage(
     frame,
     'dead-letters',
     'Dead letters',
-    `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
+    `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index${stranded > 0 ? `, ${esc(stranded)} stranded (failed, given up without a mark)` : ''} · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
 <section><h2>By provider and error</h2>${table(['Provider', 'Error code', 'Count', 'Oldest', ''], groupRows, 'No dead letters.', ' id="groups"')}</section>
-<section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Dead-lettered (UTC)', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
+<section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Given up (UTC)', 'Status', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
 ${purge}`,
   );
 }

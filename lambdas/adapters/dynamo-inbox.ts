@@ -20,6 +20,7 @@ import {
   type LeaseRequest,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
+import { TRANSITION_TIMES } from '../core/replay';
 import { conditionalWrite } from './dependency-call';
 import { DynamoClaims, STATUS_NAME, withSameType } from './dynamo-claims';
 import { InboxListing, type ListFilter, type ListPage } from './dynamo-inbox-listing';
@@ -334,13 +335,24 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
    * `seen` was read and judged replayable (core/replay.ts): settled, the same bytes, and each destination's
    * history unchanged. False if anything moved since.
    */
-  async markReplayed(seen: InboxRecord, replay: { nowMs: number; by?: string }): Promise<boolean> {
+  async markReplayed(
+    seen: InboxRecord,
+    replay: { nowMs: number; by?: string /** core/replay.ts strandedBeforeMs */; strandedBeforeMs: number },
+  ): Promise<boolean> {
     const forwards = Object.keys(seen).filter((name) => name.startsWith(FORWARD_ATTRIBUTE_PREFIX));
     const names = Object.fromEntries(forwards.map((name, i) => [`#f${i}`, name]));
     const unchanged = forwards.map((_, i) => `#f${i} = :f${i}`);
+    // Stranded (core/replay.ts isStranded): every transition time before the cut-off. ISO times in one
+    // format compare as strings.
+    const quiet = TRANSITION_TIMES.map((name) =>
+      name === 'receivedAt'
+        ? `${name} < :stranded`
+        : `(attribute_not_exists(${name}) OR ${name} < :stranded)`,
+    ).join(' AND ');
     const settled =
       '(#status IN (:processed, :deadLettered) OR ' +
-      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)))';
+      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)) OR ' +
+      `(#status IN (:failed, :claimed, :enqueued) AND ${quiet}))`;
     const at = new Date(replay.nowMs).toISOString();
     return this.update(seen.pk, {
       UpdateExpression:
@@ -357,6 +369,9 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':processed': 'processed',
         ':deadLettered': 'dead-lettered',
         ':processing': 'processing',
+        ':failed': 'failed',
+        ':claimed': 'claimed',
+        ':stranded': new Date(replay.strandedBeforeMs).toISOString(),
         ':nowMs': replay.nowMs,
         ':sha': seen.payloadSha256,
         ':at': at,

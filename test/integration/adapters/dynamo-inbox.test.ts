@@ -741,7 +741,7 @@ describe('attempt log', () => {
     await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 30, { messageId: 'msg-2' }));
     await inbox.markDeadLettered(PK, 'p2', { errorCode: 'http_500', messageId: 'msg-2', nowMs: T0 + 40 });
     const record = await inbox.get(PK);
-    expect(await inbox.markReplayed(record!, { nowMs: T0 + 50 })).toBe(true);
+    expect(await inbox.markReplayed(record!, { nowMs: T0 + 50, strandedBeforeMs: 0 })).toBe(true);
     expect((await inbox.get(PK))?.attemptLog).toEqual([
       `${at(T0 + 10)}|timeout||dead-lettered`,
       `${at(T0 + 40)}|http_500||dead-lettered`,
