@@ -295,6 +295,13 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
           `${providerId} deliveries (above, newest first); give more of the key`,
       );
     }
+    if (lookup.kind === 'expired') {
+      throw new CliError(
+        `no ${providerId} delivery with dedup key ${key} in ${target.tableName}: its record expired at ` +
+          `${utc(lookup.expiresAt)} UTC, and DynamoDB's TTL deletes it soon`,
+        'an expired record is gone: it cannot be shown, revealed or replayed',
+      );
+    }
     if (lookup.kind !== 'found') {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,

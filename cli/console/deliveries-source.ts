@@ -2,7 +2,7 @@
 // message's receive count and hides it from other readers): pages with DynamoInbox.listPage, keys with
 // findByPrefix and findByDeliveryId.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
-import type { InboxRecord, InboxStatus } from '../../lambdas/core/inbox';
+import { type InboxRecord, type InboxStatus, isExpired } from '../../lambdas/core/inbox';
 import { isStranded, strandedBeforeMs } from '../../lambdas/core/replay';
 
 export interface DeliveryQuery {
@@ -40,8 +40,10 @@ export class DeliveriesSource {
     private readonly providers: readonly string[],
   ) {}
 
-  get(provider: string, dedupKey: string): Promise<InboxRecord | undefined> {
-    return this.inbox.get(`${provider}#${dedupKey}`);
+  /** The record, or undefined when there is none or its lifetime is over (core/inbox.ts isExpired). */
+  async get(provider: string, dedupKey: string, nowMs = Date.now()): Promise<InboxRecord | undefined> {
+    const record = await this.inbox.get(`${provider}#${dedupKey}`);
+    return record && !isExpired(record, nowMs) ? record : undefined;
   }
 
   async page(query: DeliveryQuery): Promise<DeliveryPage> {

@@ -107,11 +107,15 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   constructor(
     client: DynamoDBClient,
     tableName: string,
-    /** The configured providers: a listing without a provider filter reads each one's index partitions. */
-    options: { providers?: readonly string[] } = {},
+    options: {
+      /** The configured providers: a listing without a provider filter reads each one's index partitions. */
+      providers?: readonly string[];
+      /** Epoch ms, for the listing's expiry (tests of records written at a fixed time). */
+      now?: () => number;
+    } = {},
   ) {
     super(client, tableName);
-    this.listing = new InboxListing(client, tableName, options.providers);
+    this.listing = new InboxListing(client, tableName, options.providers, options.now);
   }
 
   async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
@@ -361,7 +365,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         (replay.by === undefined ? '' : ', lastReplayedBy = :by') +
         ` REMOVE ${['forwardedAt', 'leaseUntil', 'processingToken', ...Object.keys(names)].join(', ')}` +
         ' ADD replays :one',
-      ConditionExpression: ['payloadSha256 = :sha', settled, ...unchanged].join(' AND '),
+      // Not expired (core/inbox.ts isExpired): a replay must not revive a record TTL is about to delete.
+      ConditionExpression: ['payloadSha256 = :sha', 'expiresAt >= :nowSec', settled, ...unchanged].join(
+        ' AND ',
+      ),
       names,
       values: {
         ':enqueued': 'enqueued',
@@ -372,6 +379,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':failed': 'failed',
         ':claimed': 'claimed',
         ':stranded': new Date(replay.strandedBeforeMs).toISOString(),
+        ':nowSec': Math.floor(replay.nowMs / 1000),
         ':nowMs': replay.nowMs,
         ':sha': seen.payloadSha256,
         ':at': at,

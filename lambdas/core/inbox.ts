@@ -85,6 +85,15 @@ export interface InboxRecord {
   lastReplayedBy?: string;
 }
 
+/**
+ * Whether the record's lifetime is over. DynamoDB's TTL deletes it up to days after `expiresAt`, and reads
+ * return it until then: an operator's read treats it as gone. The same line the claim's condition draws
+ * (expiresAt < now, in seconds), so a record an operator is told is gone is one a new delivery may claim.
+ */
+export function isExpired(record: Pick<InboxRecord, 'expiresAt'>, nowMs: number): boolean {
+  return record.expiresAt < Math.floor(nowMs / 1000);
+}
+
 export function inboxKey(provider: string, dedupKey: string): string {
   return `${provider}#${dedupKey}`;
 }

@@ -2,7 +2,7 @@
 // conditional update (DynamoInbox.markReplayed) holds the same rule, so a record that changed between the
 // read and the write is refused by DynamoDB, then classified here again.
 import { forwardStatesOf } from './destinations/forward-state';
-import type { InboxRecord } from './inbox';
+import { type InboxRecord, isExpired } from './inbox';
 
 export const REPLAY_REFUSALS = [
   /** Someone is on it: claimed, enqueued, failed awaiting its retry, or processing under a live lease. */
@@ -30,7 +30,8 @@ export function replayDecision(
   nowMs: number,
   queueRetentionMs: number,
 ): ReplayDecision {
-  if (!record) return { kind: 'refused', reason: 'not_found' };
+  // An expired record is gone, though DynamoDB's TTL has not deleted it yet.
+  if (!record || isExpired(record, nowMs)) return { kind: 'refused', reason: 'not_found' };
   if (!isSettled(record, nowMs) && !isStranded(record, nowMs, queueRetentionMs))
     return { kind: 'refused', reason: 'in_flight' };
   if (record.archiveBody === undefined && record.archiveRef === undefined)

@@ -219,6 +219,28 @@ describe('a single replay', () => {
     expect(runs).toEqual([expect.stringContaining('msg_stranded')]);
   });
 
+  it('refuses an expired record as not_found, though DynamoDB has not deleted it yet, and sends nothing', async () => {
+    expect(await deliver('msg_expired')).toBe(202);
+    await processAll();
+    const seen = await inbox().get(pk('msg_expired'));
+    await ctx.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: resources.tableName,
+        Key: toAttributes({ pk: pk('msg_expired') }),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: toAttributes({ ':past': Math.floor(Date.now() / 1000) - 60 }),
+      }),
+    );
+    expect(await replayOne(opened, PROVIDER, 'msg_expired')).toMatchObject({
+      kind: 'refused',
+      reason: 'not_found',
+    });
+    // The write holds it too: a replay that read the record while it lived does not revive it.
+    expect(await inbox().markReplayed(seen!, { nowMs: Date.now(), strandedBeforeMs: 0 })).toBe(false);
+    expect((await inbox().get(pk('msg_expired')))?.status).toBe('processed');
+    expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
+  });
+
   it("refuses bytes that are not the record's, and sends nothing", async () => {
     expect(await deliver('msg_tampered')).toBe(202);
     await processAll();

@@ -65,4 +65,18 @@ describe('console: dead letters and stranded deliveries', () => {
     expect(html).toContain('value="github#stranded"');
     expect(html).not.toContain('github#waiting');
   });
+
+  it('says an expired record is not there, though DynamoDB still returns it', async () => {
+    const { tableName } = await env.provision();
+    const inbox = new DynamoInbox(env.clients.dynamodb, tableName, { providers: ['github'] });
+    const record = {
+      ...inboxRecord({ provider: 'github', dedupKey: 'gone', receivedMs: NOW - DAY, status: 'processed' }),
+      expiresAt: Math.floor(NOW / 1000) - 1,
+    };
+    await writeRecords(env.clients.dynamodb, tableName, [record]);
+    const source = new DeliveriesSource(inbox, ['github']);
+    expect(await inbox.get(record.pk)).toBeDefined();
+    expect(await source.get('github', 'gone', NOW)).toBeUndefined();
+    expect(await source.get('github', 'gone', NOW - DAY)).toMatchObject({ dedupKey: 'gone' });
+  });
 });

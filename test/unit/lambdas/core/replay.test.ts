@@ -55,6 +55,9 @@ describe('replayDecision', () => {
 
   it('says not_found and not_archived', () => {
     expect(replayDecision(undefined, NOW, RETENTION_MS)).toEqual({ kind: 'refused', reason: 'not_found' });
+    // Expired, though TTL has not deleted it yet: gone. The last second of its life it still is one.
+    expect(decide({ expiresAt: NOW / 1000 - 1 })).toEqual({ kind: 'refused', reason: 'not_found' });
+    expect(decide({ expiresAt: NOW / 1000 })).toEqual({ kind: 'replayable' });
     expect(decide({ archiveBody: undefined })).toEqual({ kind: 'refused', reason: 'not_archived' });
   });
 
