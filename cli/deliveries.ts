@@ -2,6 +2,7 @@
 // last error, times, queue message id.
 import { type Command, InvalidArgumentError } from 'commander';
 import pc from 'picocolors';
+import { attemptEntries } from '../lambdas/core/attempt-log';
 import { FORWARD_ATTRIBUTE_PREFIX, forwardStatesOf } from '../lambdas/core/destinations/forward-state';
 import type { InboxRecord } from '../lambdas/core/inbox';
 import { INBOX_STATUSES } from '../lambdas/core/inbox';
@@ -58,6 +59,16 @@ function publicRecord(record: InboxRecord) {
   ) as typeof rest;
   const destinations = forwardStatesOf(record);
   return destinations.length === 0 ? kept : { ...kept, destinations };
+}
+
+/** One line per processing attempt the record logged, oldest first (`deliveries show`). */
+export function attemptRows(record: Pick<InboxRecord, 'attemptLog'>): string[][] {
+  return attemptEntries(record.attemptLog).map((a) => [
+    formatTime(a.at),
+    a.errorCode,
+    a.receiveCount === undefined ? '-' : String(a.receiveCount),
+    a.outcome === 'failed' ? 'retried' : 'dead-lettered',
+  ]);
 }
 
 /** One line per destination: where the delivery stands there. */
@@ -295,6 +306,13 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
           '(`webhook-inbox deliveries list` shows them)',
       );
     }
+    if (lookup.kind === 'expired') {
+      throw new CliError(
+        `no ${providerId} delivery with dedup key ${key} in ${target.tableName}: its record expired at ` +
+          `${utc(lookup.expiresAt)} UTC, and DynamoDB's TTL deletes it soon`,
+        'an expired record is gone: it cannot be shown, revealed or replayed',
+      );
+    }
     if (lookup.kind !== 'found') {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
@@ -335,6 +353,11 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
         ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
       ]),
     );
+    const attempts = attemptRows(record);
+    if (attempts.length > 0) {
+      print();
+      print(table(['attempt failed (UTC)', 'error code', 'receive', 'then'], attempts));
+    }
     const rows = historyRows(record);
     if (rows.length > 0) {
       print();

@@ -2,7 +2,7 @@
 // `deliveries list` shortens long keys with an ellipsis), looked up in the listing index rather than by
 // reading the table.
 import { MIN_KEY_PREFIX } from '../lambdas/adapters/dynamo-inbox-listing';
-import type { InboxRecord } from '../lambdas/core/inbox';
+import { type InboxRecord, isExpired } from '../lambdas/core/inbox';
 
 /** How many matches an ambiguous prefix lists. */
 export const AMBIGUOUS_SHOWN = 10;
@@ -10,6 +10,11 @@ export const AMBIGUOUS_SHOWN = 10;
 export type Lookup =
   | { kind: 'found'; record: InboxRecord }
   | { kind: 'not_found' }
+  /**
+   * The whole key names a record whose lifetime is over (core/inbox.ts isExpired): gone for an operator,
+   * though DynamoDB's TTL has not deleted it yet. Its epoch-seconds `expiresAt`.
+   */
+  | { kind: 'expired'; expiresAt: number }
   /** Not a whole key, and too short to be looked up as a prefix. */
   | { kind: 'too_short'; length: number; minimum: number }
   /** The first AMBIGUOUS_SHOWN matches, newest first; `more` when there are others. */
@@ -20,8 +25,14 @@ export interface LookupInbox {
   findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]>;
 }
 
-export async function lookUpDelivery(inbox: LookupInbox, provider: string, key: string): Promise<Lookup> {
+export async function lookUpDelivery(
+  inbox: LookupInbox,
+  provider: string,
+  key: string,
+  nowMs = Date.now(),
+): Promise<Lookup> {
   const record = await inbox.get(`${provider}#${key}`);
+  if (record && isExpired(record, nowMs)) return { kind: 'expired', expiresAt: record.expiresAt };
   if (record) return { kind: 'found', record };
   const prefix = key.replace(/…$/, '');
   if (prefix.length < MIN_KEY_PREFIX) {

@@ -4,13 +4,14 @@
 // so the processor's lease takes the replayed message and its dedup still holds: a second copy of the
 // replay is skipped like any duplicate. Everything runs on the operator's own credentials.
 import { userInfo } from 'node:os';
+import { queueRetentionSeconds } from '../config/retention';
 import type { DynamoInbox } from '../lambdas/adapters/dynamo-inbox';
 import type { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
 import type { SqsDeliveryQueue } from '../lambdas/adapters/sqs-queue';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from '../lambdas/core/envelope';
 import { InvalidPayloadRefError, PayloadMissingError } from '../lambdas/core/errors';
 import { type InboxRecord, type InboxStatus, inboxKey } from '../lambdas/core/inbox';
-import { type ReplayRefusal, replayDecision } from '../lambdas/core/replay';
+import { type ReplayRefusal, replayDecision, strandedBeforeMs } from '../lambdas/core/replay';
 import { sha256Hex } from '../lambdas/core/schemes/primitives';
 import type { Target } from './target-types';
 
@@ -127,7 +128,8 @@ export async function replayOne(
   options: { by?: string; dryRun?: boolean } = {},
 ): Promise<ReplayOutcome> {
   const record = await opened.inbox.get(inboxKey(provider, dedupKey));
-  const decision = replayDecision(record, Date.now());
+  const retentionMs = queueRetentionSeconds(opened.target.config) * 1000;
+  const decision = replayDecision(record, Date.now(), retentionMs);
   if (decision.kind === 'refused' || !record) {
     return { kind: 'refused', reason: decision.kind === 'refused' ? decision.reason : 'not_found', record };
   }
@@ -139,10 +141,13 @@ export async function replayOne(
   if (options.dryRun) return { kind: 'would_replay', record };
 
   const nowMs = Date.now();
-  if (!(await opened.inbox.markReplayed(record, { nowMs, by: options.by }))) {
+  const strandedBefore = strandedBeforeMs(nowMs, retentionMs);
+  if (
+    !(await opened.inbox.markReplayed(record, { nowMs, by: options.by, strandedBeforeMs: strandedBefore }))
+  ) {
     // Moved on between the read and the write: say what it is now.
     const now = await opened.inbox.get(record.pk);
-    const again = replayDecision(now, Date.now());
+    const again = replayDecision(now, Date.now(), retentionMs);
     return { kind: 'refused', reason: again.kind === 'refused' ? again.reason : 'in_flight', record: now };
   }
   let messageId: string;

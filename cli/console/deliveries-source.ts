@@ -2,7 +2,8 @@
 // message's receive count and hides it from other readers): pages with DynamoInbox.listPage, keys with
 // findByPrefix and findByDeliveryId.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
-import type { InboxRecord, InboxStatus } from '../../lambdas/core/inbox';
+import { type InboxRecord, type InboxStatus, isExpired } from '../../lambdas/core/inbox';
+import { isStranded, strandedBeforeMs } from '../../lambdas/core/replay';
 
 export interface DeliveryQuery {
   provider?: string;
@@ -39,8 +40,10 @@ export class DeliveriesSource {
     private readonly providers: readonly string[],
   ) {}
 
-  get(provider: string, dedupKey: string): Promise<InboxRecord | undefined> {
-    return this.inbox.get(`${provider}#${dedupKey}`);
+  /** The record, or undefined when there is none or its lifetime is over (core/inbox.ts isExpired). */
+  async get(provider: string, dedupKey: string, nowMs = Date.now()): Promise<InboxRecord | undefined> {
+    const record = await this.inbox.get(`${provider}#${dedupKey}`);
+    return record && !isExpired(record, nowMs) ? record : undefined;
   }
 
   async page(query: DeliveryQuery): Promise<DeliveryPage> {
@@ -57,12 +60,31 @@ export class DeliveriesSource {
   }
 
   /** Every dead-lettered delivery, newest first, from the inbox index. */
-  async deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+  deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+    return this.everyPage({ status: 'dead-lettered' }, limit);
+  }
+
+  /**
+   * The stranded failed deliveries (core/replay.ts isStranded), newest first: failed records received
+   * before the cut-off, from the attention partition, so the read follows them, not the table. Stranded
+   * `claimed` and `enqueued` records are not listed: they sit in the home partitions with every other
+   * delivery, and finding them would read the table's whole past; their delivery page offers Replay.
+   */
+  async stranded(nowMs: number, queueRetentionMs: number, limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
+    const untilMs = strandedBeforeMs(nowMs, queueRetentionMs);
+    const failed = await this.everyPage({ status: 'failed', untilMs }, limit);
+    return failed.filter((record) => isStranded(record, nowMs, queueRetentionMs));
+  }
+
+  private async everyPage(
+    filter: { status: InboxStatus; untilMs?: number },
+    limit: number,
+  ): Promise<InboxRecord[]> {
     const records: InboxRecord[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.inbox.listPage({
-        status: 'dead-lettered',
+        ...filter,
         limit: Math.min(1000, limit - records.length),
         cursor,
       });

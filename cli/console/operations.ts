@@ -2,6 +2,7 @@
 // the secret stores), so a page and `webhook-inbox deliveries|dlq|secrets` always agree.
 import { statSync } from 'node:fs';
 import type { Config } from '../../config';
+import { queueRetentionSeconds } from '../../config/retention';
 import { METRICS_NAMESPACE, SERVICE, VERIFY_METRICS } from '../../config/telemetry';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
@@ -54,9 +55,11 @@ export interface ProviderView {
 const LABELS = ['current', 'previous'];
 const DAY_MS = 86_400_000;
 
-export const deadLetteredAtMs = (r: InboxRecord) => Date.parse(r.deadLetteredAt ?? r.receivedAt);
+/** When the delivery was given up: its dead-lettered mark, else (stranded) its last failure. */
+export const deadLetteredAtMs = (r: InboxRecord) =>
+  Date.parse(r.deadLetteredAt ?? r.failedAt ?? r.receivedAt);
 
-/** Dead letters by provider and error code, largest group first. */
+/** Dead letters (and stranded failed deliveries) by provider and error code, largest group first. */
 export function groupDeadLetters(records: readonly InboxRecord[]): DeadLetterGroup[] {
   const groups = new Map<string, DeadLetterGroup>();
   for (const record of records) {
@@ -103,8 +106,16 @@ export class ConsoleOperations {
     return this.opened.ops.counts(this.target.dlqUrl);
   }
 
-  async deadLetterGroups(): Promise<DeadLetterGroup[]> {
-    return groupDeadLetters(await this.deliveries.deadLettered());
+  /**
+   * The dead letters, with the stranded failed deliveries (core/replay.ts): given up without a mark, their
+   * message is in the DLQ (a redrive moves it) or gone (a replay brings it back).
+   */
+  async deadLetterGroups(nowMs = Date.now()): Promise<DeadLetterGroup[]> {
+    const [dead, stranded] = await Promise.all([
+      this.deliveries.deadLettered(),
+      this.deliveries.stranded(nowMs, queueRetentionSeconds(this.config) * 1000),
+    ]);
+    return groupDeadLetters([...dead, ...stranded]);
   }
 
   /** Moves the chosen dead letters back to the main queue; the records go `enqueued` (markRequeued). */

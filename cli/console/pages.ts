@@ -1,5 +1,6 @@
 // The console's pages, rendered on the server from the inbox index. Mutations are buttons the client
 // script turns into POSTs with the token header; in read-only mode they are not rendered at all.
+import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
 import { formatAge } from '../output';
@@ -120,7 +121,10 @@ interface TimelineEntry {
   note?: string;
 }
 
-/** What the record's times say happened, in order. The record keeps the count and the last error of failed attempts, not each one. */
+/**
+ * What the record's times say happened, in order: each processing attempt from the attempt log, or, for a
+ * record written before the log, the count and the last error of its failed attempts.
+ */
 export function timeline(record: InboxRecord): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   const add = (at: string | number | undefined, what: string, note?: string) => {
@@ -129,13 +133,26 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
   add(record.receivedAt, 'received', record.deliveryId ? `delivery id ${record.deliveryId}` : undefined);
   add(record.enqueuedAt, 'enqueued', record.messageId ? `message ${record.messageId}` : undefined);
   const detail = field(record, 'lastErrorDetail');
+  const attempts = attemptEntries(record.attemptLog);
+  const last = attempts.at(-1);
+  for (const attempt of attempts) {
+    const receive = attempt.receiveCount === undefined ? '' : `, receive ${attempt.receiveCount}`;
+    const shownDetail =
+      attempt === last && attempt.errorCode === record.lastErrorCode && detail ? `: ${detail}` : '';
+    add(
+      attempt.at,
+      attempt.outcome === 'failed' ? 'attempt failed' : 'dead-lettered',
+      `${attempt.errorCode}${receive}${attempt.outcome === 'failed' ? ', retried' : ''}${shownDetail}`,
+    );
+  }
   const failures = record.attempts ?? 0;
-  if (failures > 0) {
+  if (attempts.length === 0 && failures > 0) {
     const note = `${failures} failed attempt${failures === 1 ? '' : 's'}; last error ${record.lastErrorCode ?? 'unknown'}${detail ? `: ${detail}` : ''}`;
     // The last failure is at the give-up when there was one; otherwise the record does not say when.
-    add(record.deadLetteredAt ?? record.receivedAt, 'attempts failed', note);
+    add(record.deadLetteredAt ?? record.failedAt ?? record.receivedAt, 'attempts failed', note);
   }
-  add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
+  if (!attempts.some((a) => a.outcome === 'dead-lettered' && a.at === record.deadLetteredAt))
+    add(record.deadLetteredAt, 'dead-lettered', record.lastErrorCode);
   add(record.redrivenAt, 'redriven', 'moved back from the DLQ');
   const replays = record.replays ?? 1;
   add(
@@ -230,7 +247,10 @@ export function deadLettersPage(
   dlq: { name: string; visible: number; inFlight: number },
   nowMs = Date.now(),
 ): string {
-  const total = groups.reduce((n, g) => n + g.count, 0);
+  const all = groups.flatMap((g) => g.records);
+  // Only stranded records come here other than dead-lettered ones (ConsoleOperations.deadLetterGroups).
+  const stranded = all.filter((r) => r.status !== 'dead-lettered').length;
+  const total = all.length - stranded;
   const ro = frame.readOnly;
   const groupRows = groups.map((g) => [
     esc(g.provider),
@@ -241,14 +261,16 @@ export function deadLettersPage(
       ? ''
       : `<button class="small" data-action="redrive-group" data-provider="${esc(g.provider)}" data-error-code="${esc(g.errorCode)}">Redrive ${esc(g.count)}</button>`,
   ]);
-  const records = groups
-    .flatMap((g) => g.records)
+  const records = all
     .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : -1))
     .map((r) => [
       ro
         ? ''
         : `<input type="checkbox" class="pick" value="${esc(r.pk)}" aria-label="select ${esc(r.dedupKey)}">`,
-      time(r.deadLetteredAt ?? r.receivedAt),
+      time(r.deadLetteredAt ?? r.failedAt ?? r.receivedAt),
+      r.status === 'dead-lettered'
+        ? statusBadge(r.status)
+        : `${statusBadge(r.status)} <span class="dim" title="given up without a mark: its message is in the DLQ or gone; redrive it, or open it to replay">stranded</span>`,
       esc(r.provider),
       dash(r.eventType),
       `<span class="mono">${esc(r.lastErrorCode ?? 'unknown')}</span>`,
@@ -275,9 +297,9 @@ export function deadLettersPage(
     frame,
     'dead-letters',
     'Dead letters',
-    `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
+    `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index${stranded > 0 ? `, ${esc(stranded)} stranded (failed, given up without a mark)` : ''} · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
 <section><h2>By provider and error</h2>${table(['Provider', 'Error code', 'Count', 'Oldest', ''], groupRows, 'No dead letters.', ' id="groups"')}</section>
-<section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Dead-lettered (UTC)', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
+<section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Given up (UTC)', 'Status', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
 ${purge}`,
   );
 }

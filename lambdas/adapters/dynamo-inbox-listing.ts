@@ -18,7 +18,7 @@ import {
   LIST_SHARDS,
   listSortOf,
 } from '../../config/list-index';
-import type { InboxRecord, InboxStatus } from '../core/inbox';
+import { type InboxRecord, type InboxStatus, isExpired } from '../core/inbox';
 import { callDependency, isAwsError } from './dependency-call';
 import { STATUS_NAME } from './dynamo-claims';
 import { fromInboxItem, type Item, toAttributes } from './inbox-item';
@@ -114,6 +114,8 @@ export class InboxListing {
     private readonly tableName: string,
     /** The configured providers: a listing without a provider filter reads each one's partitions. */
     private readonly providers?: readonly string[],
+    /** Epoch ms: an expired record (core/inbox.ts isExpired) is left out of every read here. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async listPage(filter: ListFilter): Promise<ListPage> {
@@ -225,7 +227,10 @@ export class InboxListing {
     }
   }
 
-  /** The records of these index entries, in their order; a record deleted since (TTL) is left out. */
+  /**
+   * The records of these index entries, in their order; a record deleted since (TTL), or expired and not
+   * deleted yet, is left out.
+   */
   private async getAll(entries: Item[], counter: ReadCounter): Promise<InboxRecord[]> {
     const found = new Map<string, InboxRecord>();
     for (let i = 0; i < entries.length; i += BATCH_GET_KEYS) {
@@ -242,9 +247,10 @@ export class InboxListing {
           ),
         );
         counter.readUnits += sumUnits(answer.ConsumedCapacity);
+        const nowMs = this.now();
         for (const item of answer.Responses?.[this.tableName] ?? []) {
           const record = fromInboxItem(item);
-          found.set(record.pk, record);
+          if (!isExpired(record, nowMs)) found.set(record.pk, record);
           counter.itemsRead += 1;
         }
         keys = answer.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
@@ -289,9 +295,15 @@ export class InboxListing {
       );
       itemsRead += page.ScannedCount ?? 0;
       readUnits += page.ConsumedCapacity?.CapacityUnits ?? 0;
+      const nowMs = this.now();
       const inRange = (page.Items ?? []).map(fromInboxItem).filter((record) => {
         const position = positionOf(record);
-        return position >= range.low && position <= range.high && position !== range.skip;
+        return (
+          position >= range.low &&
+          position <= range.high &&
+          position !== range.skip &&
+          !isExpired(record, nowMs)
+        );
       });
       kept = [...kept, ...inRange].sort((a, b) => (positionOf(a) < positionOf(b) ? 1 : -1));
       more ||= kept.length > limit;

@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { listKeyOf, listSortOf } from '../../config/list-index';
 import type { ArchiveFacts } from '../core/archive';
+import { ATTEMPT_LOG_CAP, type AttemptOutcome, formatAttemptEntry } from '../core/attempt-log';
 import { FORWARD_ATTRIBUTE_PREFIX } from '../core/destinations/forward-state';
 import { DependencyError } from '../core/errors';
 import {
@@ -19,6 +20,7 @@ import {
   type LeaseRequest,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
+import { TRANSITION_TIMES } from '../core/replay';
 import { conditionalWrite } from './dependency-call';
 import { DynamoClaims, STATUS_NAME, withSameType } from './dynamo-claims';
 import { InboxListing, type ListFilter, type ListPage } from './dynamo-inbox-listing';
@@ -43,6 +45,26 @@ const REQUEUEABLE =
   'attribute_exists(pk) AND ((#status = :deadLettered AND (attribute_not_exists(deadLetteredAt) OR ' +
   'deadLetteredAt < :since)) OR #status = :failed OR ' +
   '(#status IN (:claimed, :processing) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)))';
+
+/**
+ * Appends one attempt to the log. DynamoDB cannot trim a list in the update that appends to it (the two
+ * paths overlap), and a bound from maxReceiveCount alone does not hold: every redrive and replay starts
+ * another trip through the queue. So the lease, which reads the record back anyway, trims it
+ * (trimAttemptLog): one mark per lease then keeps the log at ATTEMPT_LOG_CAP entries.
+ */
+const APPEND_ATTEMPT = 'attemptLog = list_append(if_not_exists(attemptLog, :emptyLog), :attempt)';
+
+function attemptValues(
+  at: string,
+  errorCode: string,
+  receiveCount: number | undefined,
+  outcome: AttemptOutcome,
+) {
+  return {
+    ':emptyLog': [] as string[],
+    ':attempt': [formatAttemptEntry({ at, errorCode, receiveCount, outcome })],
+  };
+}
 
 /** Written only when beginProcessing creates the record, so existing facts are never overwritten. */
 const SEED_ATTRIBUTES = [
@@ -98,11 +120,15 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   constructor(
     client: DynamoDBClient,
     tableName: string,
-    /** The configured providers: a listing without a provider filter reads each one's index partitions. */
-    options: { providers?: readonly string[] } = {},
+    options: {
+      /** The configured providers: a listing without a provider filter reads each one's index partitions. */
+      providers?: readonly string[];
+      /** Epoch ms, for the listing's expiry (tests of records written at a fixed time). */
+      now?: () => number;
+    } = {},
   ) {
     super(client, tableName);
-    this.listing = new InboxListing(client, tableName, options.providers);
+    this.listing = new InboxListing(client, tableName, options.providers, options.now);
   }
 
   async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
@@ -170,6 +196,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       binaryValues: archive.binary,
     });
     if (ok) {
+      await this.trimAttemptLog(pk, lease.token, leased?.attemptLog?.L?.length ?? 0);
       return {
         kind: 'leased',
         forwarded: leased?.forwardedAt?.S !== undefined,
@@ -181,6 +208,22 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     // Deleted between the update and the read (only TTL deletes records): the update will create it.
     if (retryIfVanished) return this.leaseOrClassify(pk, seed, lease, false);
     throw new DependencyError('dynamodb', 'UpdateItem');
+  }
+
+  /**
+   * Drops the oldest entries of a full attempt log under our fresh lease, so this lease's mark brings it
+   * back to ATTEMPT_LOG_CAP. Conditioned on the length read, so a concurrent change is never cut twice; a
+   * failure only leaves the log a little longer (history, not a fact the pipeline decides on).
+   */
+  private async trimAttemptLog(pk: string, processingToken: string, length: number): Promise<void> {
+    const excess = length - (ATTEMPT_LOG_CAP - 1);
+    if (excess <= 0) return;
+    const paths = Array.from({ length: excess }, (_, i) => `attemptLog[${i}]`);
+    await this.update(pk, {
+      UpdateExpression: `REMOVE ${paths.join(', ')}`,
+      ConditionExpression: `${OWN_LEASE} AND size(attemptLog) = :length`,
+      values: { ':processingToken': processingToken, ':length': length },
+    }).catch(() => false);
   }
 
   async markProcessed(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
@@ -216,13 +259,24 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     });
   }
 
-  async markFailed(pk: string, processingToken: string, errorCode: string, _nowMs: number): Promise<boolean> {
+  async markFailed(
+    pk: string,
+    processingToken: string,
+    errorCode: string,
+    nowMs: number,
+    receiveCount?: number,
+  ): Promise<boolean> {
+    // failedAt is the record's last transition while it waits for its retry: a stranded record
+    // (core/replay.ts) is judged by it.
+    const at = new Date(nowMs).toISOString();
     return this.update(pk, {
       UpdateExpression:
-        'SET #status = :failed, lastErrorCode = :code, listKey = :listKey ' +
+        `SET #status = :failed, lastErrorCode = :code, failedAt = :at, listKey = :listKey, ${APPEND_ATTEMPT} ` +
         'REMOVE leaseUntil, processingToken, lastErrorDetail ADD attempts :one',
       ConditionExpression: OWN_LEASE,
       values: {
+        ...attemptValues(at, errorCode, receiveCount, 'failed'),
+        ':at': at,
         ':failed': 'failed',
         ':code': errorCode,
         ':one': 1,
@@ -235,26 +289,35 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   async markDeadLettered(
     pk: string,
     processingToken: string,
-    mark: { errorCode: string; errorDetail?: string; messageId: string; nowMs: number },
+    mark: {
+      errorCode: string;
+      errorDetail?: string;
+      messageId: string;
+      nowMs: number;
+      receiveCount?: number;
+    },
   ): Promise<boolean> {
     // Conditioned on our lease, and idempotent under an SDK retry: the token is removed, but the retry's
     // condition then fails and the read finds the record exactly as this update left it. A detail from
     // an earlier failure goes, unless this one has its own.
     const detail = mark.errorDetail;
+    const at = new Date(mark.nowMs).toISOString();
     const marked = await this.update(pk, {
       UpdateExpression:
         'SET #status = :deadLettered, lastErrorCode = :code, deadLetterMessageId = :messageId, ' +
-        `deadLetteredAt = :at, listKey = :listKey${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
+        `deadLetteredAt = :at, listKey = :listKey, ${APPEND_ATTEMPT}` +
+        `${detail === undefined ? '' : ', lastErrorDetail = :detail'} ` +
         `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ` +
         'ADD attempts :one, givenUpMessageIds :givenUp',
       ConditionExpression: OWN_LEASE,
       binaryValues: { ':givenUp': { SS: [mark.messageId] } },
       values: {
+        ...attemptValues(at, mark.errorCode, mark.receiveCount, 'dead-lettered'),
         ':deadLettered': 'dead-lettered',
         ':code': mark.errorCode,
         ':detail': detail,
         ':messageId': mark.messageId,
-        ':at': new Date(mark.nowMs).toISOString(),
+        ':at': at,
         ':one': 1,
         ':processingToken': processingToken,
         ':listKey': listKeyOf(pk, 'dead-lettered'),
@@ -293,13 +356,24 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
    * `seen` was read and judged replayable (core/replay.ts): settled, the same bytes, and each destination's
    * history unchanged. False if anything moved since.
    */
-  async markReplayed(seen: InboxRecord, replay: { nowMs: number; by?: string }): Promise<boolean> {
+  async markReplayed(
+    seen: InboxRecord,
+    replay: { nowMs: number; by?: string /** core/replay.ts strandedBeforeMs */; strandedBeforeMs: number },
+  ): Promise<boolean> {
     const forwards = Object.keys(seen).filter((name) => name.startsWith(FORWARD_ATTRIBUTE_PREFIX));
     const names = Object.fromEntries(forwards.map((name, i) => [`#f${i}`, name]));
     const unchanged = forwards.map((_, i) => `#f${i} = :f${i}`);
+    // Stranded (core/replay.ts isStranded): every transition time before the cut-off. ISO times in one
+    // format compare as strings.
+    const quiet = TRANSITION_TIMES.map((name) =>
+      name === 'receivedAt'
+        ? `${name} < :stranded`
+        : `(attribute_not_exists(${name}) OR ${name} < :stranded)`,
+    ).join(' AND ');
     const settled =
       '(#status IN (:processed, :deadLettered) OR ' +
-      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)))';
+      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)) OR ' +
+      `(#status IN (:failed, :claimed, :enqueued) AND ${quiet}))`;
     const at = new Date(replay.nowMs).toISOString();
     return this.update(seen.pk, {
       UpdateExpression:
@@ -308,7 +382,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         (replay.by === undefined ? '' : ', lastReplayedBy = :by') +
         ` REMOVE ${['forwardedAt', 'leaseUntil', 'processingToken', ...Object.keys(names)].join(', ')}` +
         ' ADD replays :one',
-      ConditionExpression: ['payloadSha256 = :sha', settled, ...unchanged].join(' AND '),
+      // Not expired (core/inbox.ts isExpired): a replay must not revive a record TTL is about to delete.
+      ConditionExpression: ['payloadSha256 = :sha', 'expiresAt >= :nowSec', settled, ...unchanged].join(
+        ' AND ',
+      ),
       names,
       values: {
         ':enqueued': 'enqueued',
@@ -316,6 +393,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':processed': 'processed',
         ':deadLettered': 'dead-lettered',
         ':processing': 'processing',
+        ':failed': 'failed',
+        ':claimed': 'claimed',
+        ':stranded': new Date(replay.strandedBeforeMs).toISOString(),
+        ':nowSec': Math.floor(replay.nowMs / 1000),
         ':nowMs': replay.nowMs,
         ':sha': seen.payloadSha256,
         ':at': at,
@@ -398,7 +479,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   private async update(
     pk: string,
     input: Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
-      values: Record<string, string | number | undefined>;
+      values: Record<string, string | number | readonly string[] | undefined>;
       /** Expression values already in DynamoDB's form (binary ones). */
       binaryValues?: Item;
       /** Expression attribute names besides `#status`. */

@@ -59,6 +59,10 @@ export interface InboxRecord {
    * `schema_mismatch`'s failing field paths and zod issue codes, never values (≤ 512 characters).
    */
   lastErrorDetail?: string;
+  /** When the processor last marked a transient failure (markFailed). */
+  failedAt?: string;
+  /** Each failed or dead-lettered attempt, oldest first, capped (core/attempt-log.ts). A DynamoDB list. */
+  attemptLog?: string[];
   messageId?: string;
   payloadRef?: string;
   /**
@@ -84,6 +88,15 @@ export interface InboxRecord {
   replays?: number;
   lastReplayedAt?: string;
   lastReplayedBy?: string;
+}
+
+/**
+ * Whether the record's lifetime is over. DynamoDB's TTL deletes it up to days after `expiresAt`, and reads
+ * return it until then: an operator's read treats it as gone. The same line the claim's condition draws
+ * (expiresAt < now, in seconds), so a record an operator is told is gone is one a new delivery may claim.
+ */
+export function isExpired(record: Pick<InboxRecord, 'expiresAt'>, nowMs: number): boolean {
+  return record.expiresAt < Math.floor(nowMs / 1000);
 }
 
 export function inboxKey(provider: string, dedupKey: string): string {

@@ -60,9 +60,16 @@ export interface Inbox {
   releaseLease(pk: string, processingToken: string): Promise<boolean>;
   /**
    * A transient failure: `failed`, lease released, attempts + 1, and an earlier failure's
-   * `lastErrorDetail` removed (it described another error). Conditioned on our token.
+   * `lastErrorDetail` removed (it described another error), and the attempt logged with the message's
+   * receive count. Conditioned on our token.
    */
-  markFailed(pk: string, processingToken: string, errorCode: string, nowMs: number): Promise<boolean>;
+  markFailed(
+    pk: string,
+    processingToken: string,
+    errorCode: string,
+    nowMs: number,
+    receiveCount?: number,
+  ): Promise<boolean>;
   /**
    * The processor gives the delivery up: `dead-lettered`, with the message it leaves to the redrive policy.
    * Conditioned on our token. False if the lease is not ours.
@@ -70,7 +77,13 @@ export interface Inbox {
   markDeadLettered(
     pk: string,
     processingToken: string,
-    mark: { errorCode: string; errorDetail?: string; messageId: string; nowMs: number },
+    mark: {
+      errorCode: string;
+      errorDetail?: string;
+      messageId: string;
+      nowMs: number;
+      receiveCount?: number;
+    },
   ): Promise<boolean>;
   /**
    * Operators: a message moved back from the DLQ is `enqueued` again. Only a record still as the giving-up

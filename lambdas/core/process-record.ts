@@ -227,7 +227,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       return giveUp(deps, record, facts, failure.code, held, failure.detail);
     }
     const released = await deps.inbox
-      .markFailed(pk, token, failure.code, deps.clock.now())
+      .markFailed(pk, token, failure.code, deps.clock.now(), record.receiveCount)
       .then(() => true)
       .catch(() => false);
     return retry(deps, record, facts, failure.code, released ? 0 : leaseLeftSeconds(deps, held));
@@ -515,6 +515,7 @@ async function giveUp(
           ...(detail === undefined ? {} : { errorDetail: detail }),
           messageId: record.messageId,
           nowMs: deps.clock.now(),
+          receiveCount: record.receiveCount,
         }),
       writeRetries(deps),
     );

@@ -2,7 +2,7 @@
 // conditional update (DynamoInbox.markReplayed) holds the same rule, so a record that changed between the
 // read and the write is refused by DynamoDB, then classified here again.
 import { forwardStatesOf } from './destinations/forward-state';
-import type { InboxRecord } from './inbox';
+import { type InboxRecord, isExpired } from './inbox';
 
 export const REPLAY_REFUSALS = [
   /** Someone is on it: claimed, enqueued, failed awaiting its retry, or processing under a live lease. */
@@ -20,13 +20,20 @@ export type ReplayRefusal = (typeof REPLAY_REFUSALS)[number];
 export type ReplayDecision = { kind: 'replayable' } | { kind: 'refused'; reason: ReplayRefusal };
 
 /**
- * A delivery is replayable once nothing will move it on by itself: processed, dead-lettered, or processing
- * under a lease that has lapsed (its worker died; the copy SQS still holds is absorbed by the lease).
- * Anything else has a message on its way to the processor, and a replay would race it.
+ * A delivery is replayable once nothing will move it on by itself: processed, dead-lettered, processing
+ * under a lease that has lapsed (its worker died; the copy SQS still holds is absorbed by the lease), or
+ * stranded (isStranded). Anything else has a message on its way to the processor, and a replay would race
+ * it. `queueRetentionMs` is the main queue's (config/retention.ts queueRetentionSeconds).
  */
-export function replayDecision(record: InboxRecord | undefined, nowMs: number): ReplayDecision {
-  if (!record) return { kind: 'refused', reason: 'not_found' };
-  if (!isSettled(record, nowMs)) return { kind: 'refused', reason: 'in_flight' };
+export function replayDecision(
+  record: InboxRecord | undefined,
+  nowMs: number,
+  queueRetentionMs: number,
+): ReplayDecision {
+  // An expired record is gone, though DynamoDB's TTL has not deleted it yet.
+  if (!record || isExpired(record, nowMs)) return { kind: 'refused', reason: 'not_found' };
+  if (!isSettled(record, nowMs) && !isStranded(record, nowMs, queueRetentionMs))
+    return { kind: 'refused', reason: 'in_flight' };
   if (record.archiveBody === undefined && record.archiveRef === undefined)
     return { kind: 'refused', reason: 'not_archived' };
   return { kind: 'replayable' };
@@ -41,11 +48,57 @@ export function isSettled(record: InboxRecord, nowMs: number): boolean {
   return record.status === 'processing' && (record.leaseUntil ?? 0) < nowMs;
 }
 
+/** The statuses a record keeps while its message is (or should be) on its way: strandable ones. */
+export const STRANDABLE_STATUSES = ['failed', 'claimed', 'enqueued'] as const;
+
+/**
+ * The record's times that each put a message on the main queue, or saw one there: a receive that failed
+ * (failedAt), the verify send or a replay (enqueuedAt, lastReplayedAt), a redrive (redrivenAt), the claim
+ * (receivedAt). DynamoInbox.markReplayed's condition names the same attributes.
+ */
+export const TRANSITION_TIMES = [
+  'failedAt',
+  'enqueuedAt',
+  'redrivenAt',
+  'lastReplayedAt',
+  'receivedAt',
+] as const;
+
+/** The latest of TRANSITION_TIMES: every one of them, not the first present, so a redrive counts too. */
+export function lastTransitionMs(record: InboxRecord): number {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const name of TRANSITION_TIMES) {
+    const at = record[name];
+    if (at !== undefined) latest = Math.max(latest, Date.parse(at));
+  }
+  return latest;
+}
+
+/**
+ * Stranded: failed, claimed or enqueued, with no transition for longer than the main queue keeps a
+ * message, so its message cannot be on the main queue any more. The processor gave it up without a mark
+ * (DynamoDB unreachable on the last receive, or the invocation died on it and SQS moved the message): its
+ * copy is in the DLQ or purged, and nothing will move the record on. A replay is then the only way back;
+ * a DLQ copy redriven later finds the replay's dedup (the lease) and runs at most once.
+ */
+export function isStranded(record: InboxRecord, nowMs: number, queueRetentionMs: number): boolean {
+  if (!(STRANDABLE_STATUSES as readonly string[]).includes(record.status)) return false;
+  return lastTransitionMs(record) < strandedBeforeMs(nowMs, queueRetentionMs);
+}
+
+/** The cut-off: a strandable record whose every transition is before it is stranded. */
+export function strandedBeforeMs(nowMs: number, queueRetentionMs: number): number {
+  return nowMs - queueRetentionMs;
+}
+
 /** What a refusal tells the operator. */
 export function replayRefusalMessage(reason: ReplayRefusal, record?: InboxRecord): string {
   switch (reason) {
     case 'in_flight':
-      return `it is ${record?.status ?? 'in flight'}: the processor has it (or will); replay once it is processed or dead-lettered`;
+      return (
+        `it is ${record?.status ?? 'in flight'}: the processor has it (or will); replay once it is processed or ` +
+        "dead-lettered, or once it is stranded (no change for the main queue's retention)"
+      );
     case 'not_archived':
       return 'its bytes were not archived (archive.retentionDays was 0, or it predates the archive)';
     case 'not_found':

@@ -48,7 +48,8 @@ describe('the attention partitions follow the status', () => {
   let tableName: string;
   beforeAll(async () => {
     tableName = (await env.provision()).tableName;
-    inbox = new DynamoInbox(env.clients.dynamodb, tableName, { providers: PROVIDERS });
+    // The clock the records are written with: at the real time, their day-long TTL would have passed.
+    inbox = new DynamoInbox(env.clients.dynamodb, tableName, { providers: PROVIDERS, now: () => T0 });
   });
 
   /** The table keys the index holds in this provider's attention partitions for `status`. */
@@ -310,5 +311,37 @@ describe('a table without the index', () => {
     expect(second.cursor).toBeUndefined();
     expect(keys([...first.records, ...second.records])).toEqual(keys(newestFirst(records)));
     expect(keys(await inbox.findByPrefix('github', 'old-key-3', 10))).toEqual(['github#old-key-3']);
+  });
+});
+
+describe('expired records', () => {
+  it('leaves a record whose expiresAt has passed out of pages and lookups, though DynamoDB still returns it', async () => {
+    const { tableName } = await env.provision();
+    const now = Date.now();
+    const live = inboxRecord({
+      provider: 'github',
+      dedupKey: 'live-1',
+      receivedMs: now - HOUR,
+      status: 'dead-lettered',
+    });
+    const expired = {
+      ...inboxRecord({
+        provider: 'github',
+        dedupKey: 'expired-1',
+        receivedMs: now - 2 * HOUR,
+        status: 'dead-lettered',
+      }),
+      deliveryId: 'd-expired',
+      expiresAt: Math.floor(now / 1000) - 60,
+    };
+    const reader = new DynamoInbox(env.clients.dynamodb, tableName, { providers: PROVIDERS });
+    await writeRecords(env.clients.dynamodb, tableName, [live, expired]);
+    // Still there for a plain read: TTL deletes it up to days later.
+    expect((await reader.get(expired.pk))?.dedupKey).toBe('expired-1');
+    expect(keys((await reader.listPage({ limit: 10 })).records)).toEqual([live.pk]);
+    expect(keys((await reader.listPage({ status: 'dead-lettered', limit: 10 })).records)).toEqual([live.pk]);
+    expect(await reader.findByPrefix('github', 'expired', 10)).toEqual([]);
+    expect(await reader.findByDeliveryId('d-expired')).toEqual([]);
+    expect(keys((await reader.listPage({ limit: 10, scan: true })).records)).toEqual([live.pk]);
   });
 });

@@ -612,7 +612,8 @@ describe('list', () => {
   beforeEach(async () => {
     // Listing reads the whole table: give each test an empty one.
     listTable = (await env.provision()).tableName;
-    listInbox = new DynamoInbox(env.clients.dynamodb, listTable);
+    // The records' own clock: at the real time their TTL would have passed, and listings leave them out.
+    listInbox = new DynamoInbox(env.clients.dynamodb, listTable, { now: () => T0 });
   });
 
   it('filters by provider, status and since, newest first, up to the limit', async () => {
@@ -697,5 +698,54 @@ describe('dependency failures', () => {
       clients.dynamodb.destroy();
       await outage.close();
     }
+  });
+});
+
+describe('attempt log', () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it('two transient failures then a give-up leave three entries in order, each with its code and receive', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    expect(await inbox.markFailed(PK, 'p1', 'timeout', T0 + 10, 1)).toBe(true);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 20, { receiveCount: 2 }));
+    expect(await inbox.markFailed(PK, 'p2', 'http_500', T0 + 30, 2)).toBe(true);
+    expect((await inbox.get(PK))?.failedAt).toBe(at(T0 + 30));
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p3', T0 + 40, { receiveCount: 3 }));
+    const mark = { errorCode: 'http_502', messageId: 'msg-1', nowMs: T0 + 50, receiveCount: 3 };
+    expect(await inbox.markDeadLettered(PK, 'p3', mark)).toBe(true);
+    expect((await inbox.get(PK))?.attemptLog).toEqual([
+      `${at(T0 + 10)}|timeout|1|failed`,
+      `${at(T0 + 30)}|http_500|2|failed`,
+      `${at(T0 + 50)}|http_502|3|dead-lettered`,
+    ]);
+  });
+
+  it('keeps the last 20 attempts across trips through the queue: the lease trims the oldest', async () => {
+    const claim = await enqueued();
+    for (let i = 1; i <= 23; i++) {
+      const nowMs = T0 + i * 100;
+      await inbox.beginProcessing(PK, seedOf(claim), lease(`p${i}`, nowMs, { receiveCount: i }));
+      expect(await inbox.markFailed(PK, `p${i}`, `code_${i}`, nowMs + 1, i)).toBe(true);
+    }
+    const log = (await inbox.get(PK))?.attemptLog ?? [];
+    expect(log).toHaveLength(20);
+    expect(log[0]).toBe(`${at(T0 + 400 + 1)}|code_4|4|failed`);
+    expect(log[19]).toBe(`${at(T0 + 2300 + 1)}|code_23|23|failed`);
+  });
+
+  it('a redrive and a replay keep the log: it is history', async () => {
+    const claim = await enqueued();
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
+    await inbox.markDeadLettered(PK, 'p1', { errorCode: 'timeout', messageId: 'msg-1', nowMs: T0 + 10 });
+    expect(await inbox.markRequeued(PK, T0 + 20, T0 + 15)).toBe(true);
+    await inbox.beginProcessing(PK, seedOf(claim), lease('p2', T0 + 30, { messageId: 'msg-2' }));
+    await inbox.markDeadLettered(PK, 'p2', { errorCode: 'http_500', messageId: 'msg-2', nowMs: T0 + 40 });
+    const record = await inbox.get(PK);
+    expect(await inbox.markReplayed(record!, { nowMs: T0 + 50, strandedBeforeMs: 0 })).toBe(true);
+    expect((await inbox.get(PK))?.attemptLog).toEqual([
+      `${at(T0 + 10)}|timeout||dead-lettered`,
+      `${at(T0 + 40)}|http_500||dead-lettered`,
+    ]);
   });
 });

@@ -8,6 +8,8 @@ import { inboxRecord, writeRecords } from '../../support/inbox-records';
 
 const env = useEmulators();
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
+/** Before the lookups' clock: expired, and not deleted (dynalite runs no TTL, as DynamoDB may not yet). */
+const EXPIRED = Math.floor(T0 / 1000) + 60;
 let inbox: DynamoInbox;
 
 beforeAll(async () => {
@@ -23,6 +25,10 @@ beforeAll(async () => {
     inboxRecord({ provider: 'github', dedupKey: 'pair-aa-1', receivedMs: T0, status: 'processed' }),
     inboxRecord({ provider: 'github', dedupKey: 'pair-aa-2', receivedMs: T0 + 1, status: 'dead-lettered' }),
     inboxRecord({ provider: 'github', dedupKey: 'abc', receivedMs: T0, status: 'processed' }),
+    {
+      ...inboxRecord({ provider: 'github', dedupKey: 'gone-0123', receivedMs: T0, status: 'processed' }),
+      expiresAt: EXPIRED,
+    },
   ]);
 });
 
@@ -67,5 +73,17 @@ describe('lookUpDelivery', () => {
 
   it('finds nothing for a prefix no key has', async () => {
     expect(await lookUpDelivery(inbox, 'github', 'nothing-here')).toEqual({ kind: 'not_found' });
+  });
+
+  it('says an expired record is gone, though DynamoDB still returns it, and finds no prefix of it', async () => {
+    const later = T0 + 61_000;
+    expect(await lookUpDelivery(inbox, 'github', 'gone-0123', later)).toEqual({
+      kind: 'expired',
+      expiresAt: EXPIRED,
+    });
+    expect((await inbox.get('github#gone-0123'))?.dedupKey).toBe('gone-0123');
+    expect(await lookUpDelivery(inbox, 'github', 'gone-0', later)).toEqual({ kind: 'not_found' });
+    // Until then, it is a delivery like any other.
+    expect(await lookUpDelivery(inbox, 'github', 'gone-0123', T0)).toMatchObject({ kind: 'found' });
   });
 });

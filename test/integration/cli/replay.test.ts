@@ -13,6 +13,7 @@ import {
 } from '../../../cli/replay';
 import type { Target } from '../../../cli/target-types';
 import { parseConfig } from '../../../config';
+import { queueRetentionSeconds } from '../../../config/retention';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { toAttributes } from '../../../lambdas/adapters/inbox-item';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
@@ -134,7 +135,7 @@ describe('a single replay', () => {
     await processAll();
     // A worker holds the lease now (a live one, a minute long).
     const record = await inbox().get(pk('msg_busy'));
-    await inbox().markReplayed(record!, { nowMs: Date.now() });
+    await inbox().markReplayed(record!, { nowMs: Date.now(), strandedBeforeMs: 0 });
     const lease = await inbox().beginProcessing(
       pk('msg_busy'),
       {
@@ -156,12 +157,87 @@ describe('a single replay', () => {
     expect(lease.kind).toBe('leased');
     const held = await inbox().get(pk('msg_busy'));
     // The write holds the rule too: a replay that read the record before the lease was taken is refused.
-    expect(await inbox().markReplayed(record!, { nowMs: Date.now() })).toBe(false);
+    expect(await inbox().markReplayed(record!, { nowMs: Date.now(), strandedBeforeMs: 0 })).toBe(false);
     expect(await replayOne(opened, PROVIDER, 'msg_busy')).toMatchObject({
       kind: 'refused',
       reason: 'in_flight',
     });
     expect(await inbox().get(pk('msg_busy'))).toEqual(held);
+    expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
+  });
+
+  it('replays a stranded failed record (no change for longer than the main queue keeps a message), and refuses a recent one', async () => {
+    expect(await deliver('msg_stranded')).toBe(202);
+    expect(await deliver('msg_waiting')).toBe(202);
+    await processAll();
+    // As the processor leaves a record it could not mark on its last receive: failed, its message gone to
+    // the DLQ (here purged). The first failed longer ago than the main queue's retention, the second now.
+    const retentionMs = queueRetentionSeconds(config) * 1000;
+    const setFailed = (id: string, atMs: number) =>
+      ctx.clients.dynamodb.send(
+        new UpdateItemCommand({
+          TableName: resources.tableName,
+          Key: toAttributes({ pk: pk(id) }),
+          UpdateExpression: 'SET #status = :failed, failedAt = :at, receivedAt = :at REMOVE enqueuedAt',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: toAttributes({
+            ':failed': 'failed',
+            ':at': new Date(atMs).toISOString(),
+          }),
+        }),
+      );
+    await setFailed('msg_stranded', Date.now() - retentionMs - 60_000);
+    await setFailed('msg_waiting', Date.now() - 60_000);
+    runs = [];
+
+    expect(await replayOne(opened, PROVIDER, 'msg_waiting')).toMatchObject({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
+    expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
+
+    // The write holds the rule too: a stranded read, then a failure mark after all, is refused.
+    const seen = await inbox().get(pk('msg_stranded'));
+    const cutoff = Date.now() - retentionMs;
+    const markFailedAt = (atMs: number) =>
+      ctx.clients.dynamodb.send(
+        new UpdateItemCommand({
+          TableName: resources.tableName,
+          Key: toAttributes({ pk: pk('msg_stranded') }),
+          UpdateExpression: 'SET failedAt = :at',
+          ExpressionAttributeValues: toAttributes({ ':at': new Date(atMs).toISOString() }),
+        }),
+      );
+    await markFailedAt(Date.now() - 1_000);
+    expect(await inbox().markReplayed(seen!, { nowMs: Date.now(), strandedBeforeMs: cutoff })).toBe(false);
+    await markFailedAt(Date.now() - retentionMs - 60_000);
+
+    expect(await replayOne(opened, PROVIDER, 'msg_stranded')).toMatchObject({ kind: 'replayed' });
+    await processAll();
+    expect(await inbox().get(pk('msg_stranded'))).toMatchObject({ status: 'processed', replays: 1 });
+    expect(await inbox().get(pk('msg_waiting'))).toMatchObject({ status: 'failed' });
+    expect(runs).toEqual([expect.stringContaining('msg_stranded')]);
+  });
+
+  it('refuses an expired record as not_found, though DynamoDB has not deleted it yet, and sends nothing', async () => {
+    expect(await deliver('msg_expired')).toBe(202);
+    await processAll();
+    const seen = await inbox().get(pk('msg_expired'));
+    await ctx.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: resources.tableName,
+        Key: toAttributes({ pk: pk('msg_expired') }),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: toAttributes({ ':past': Math.floor(Date.now() / 1000) - 60 }),
+      }),
+    );
+    expect(await replayOne(opened, PROVIDER, 'msg_expired')).toMatchObject({
+      kind: 'refused',
+      reason: 'not_found',
+    });
+    // The write holds it too: a replay that read the record while it lived does not revive it.
+    expect(await inbox().markReplayed(seen!, { nowMs: Date.now(), strandedBeforeMs: 0 })).toBe(false);
+    expect((await inbox().get(pk('msg_expired')))?.status).toBe('processed');
     expect((await ctx.countMessages(resources.queueUrl)).visible).toBe(0);
   });
 

@@ -409,6 +409,13 @@ describe('processor: a handler that hangs', () => {
       lastErrorCode: 'handler_timeout',
       attempts: 3,
     });
+    // Each attempt on the record's log, with the receive the processor was on.
+    const log = (await inbox().get(inboxKey(PROVIDER, 'msg_hang')))?.attemptLog ?? [];
+    expect(log.map((entry) => entry.split('|').slice(1).join('|'))).toEqual([
+      'handler_timeout|1|failed',
+      'handler_timeout|2|failed',
+      'handler_timeout|3|dead-lettered',
+    ]);
   }, 40_000);
 });
 

@@ -59,6 +59,41 @@ describe('console pages', () => {
     expect(entries.at(-1)?.note).toBe('2 replays, last by arn:aws:iam::123456789012:user/ops');
   });
 
+  it('renders one timeline line per processing attempt, in time order, with its code and receive', () => {
+    const html = deliveryPage(
+      frame,
+      record({
+        status: 'processed',
+        attempts: 3,
+        lastErrorCode: 'http_502',
+        // Out of order on purpose: the page orders by time, not by the log's order.
+        attemptLog: [
+          '2026-12-01T10:00:30.000Z|http_500|2|failed',
+          '2026-12-01T10:00:01.000Z|timeout|1|failed',
+          '2026-12-01T10:01:30.000Z|http_502|3|dead-lettered',
+        ],
+        deadLetteredAt: '2026-12-01T10:01:30.000Z',
+        redrivenAt: '2026-12-01T10:05:00.000Z',
+        processedAt: '2026-12-01T10:05:01.000Z',
+      }),
+    );
+    const timelineHtml = html.slice(
+      html.indexOf('id="timeline"'),
+      html.indexOf('</table>', html.indexOf('id="timeline"')),
+    );
+    const rows = [...timelineHtml.matchAll(/<strong>([^<]+)<\/strong><\/td><td>(.*?)<\/td>/g)].map(
+      (m) => `${m[1]}: ${m[2]?.replace(/<[^>]+>/g, '')}`,
+    );
+    expect(rows).toEqual([
+      'received: -',
+      'attempt failed: timeout, receive 1, retried',
+      'attempt failed: http_500, receive 2, retried',
+      'dead-lettered: http_502, receive 3',
+      'redriven: moved back from the DLQ',
+      'processed: -',
+    ]);
+  });
+
   it('groups dead letters by provider and error code, with counts and the oldest give-up', () => {
     const groups = groupDeadLetters([
       record({
