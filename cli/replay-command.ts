@@ -96,11 +96,27 @@ async function runReplay(
     const opened = await openReplayTarget(target);
     const by = options.dryRun ? undefined : await whoAmI(target);
     if (filter === undefined) {
-      const outcome = await replayOne(opened, provider as string, key as string, {
+      // The whole key or a unique prefix of it, as `deliveries show` takes it (cli/delivery-lookup.ts).
+      const { lookUpDelivery } = await import('./delivery-lookup');
+      const lookup = await lookUpDelivery(opened.inbox, provider as string, key as string);
+      if (lookup.kind === 'too_short') {
+        throw new UsageError(
+          `a key prefix needs at least ${lookup.minimum} characters and this one has ${lookup.length}: ` +
+            'give more of the key, or all of it',
+        );
+      }
+      if (lookup.kind === 'ambiguous') {
+        throw new UsageError(
+          `"${key}" matches ${lookup.more ? 'more than ' : ''}${lookup.matches.length} ${provider} deliveries ` +
+            `(${lookup.matches.map((r) => r.dedupKey).join(', ')}); give more of the key`,
+        );
+      }
+      const dedupKey = lookup.kind === 'found' ? lookup.record.dedupKey : (key as string);
+      const outcome = await replayOne(opened, provider as string, dedupKey, {
         by,
         dryRun: options.dryRun,
       });
-      return reportOne(outcome, provider as string, key as string, options.json);
+      return reportOne(outcome, provider as string, dedupKey, options.json);
     }
     const bar = await progressBar('replay', 'deliveries', !options.json);
     try {

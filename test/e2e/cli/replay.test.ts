@@ -104,9 +104,16 @@ describe('webhook-inbox deliveries show and replay', { timeout: CLI_TIMEOUT_MS *
   it('recovers the dead letter after its DLQ message is purged, recording who replayed it', async () => {
     await new SqsQueueOps(inbox.clients.sqs).purge(inbox.state.dlqUrl);
     failing = false;
-    const replayed = await runCli(project.dir, ['deliveries', 'replay', 'mobazha', key, '--json']);
+    // A unique prefix names it, as `deliveries show` takes it.
+    const replayed = await runCli(project.dir, [
+      'deliveries',
+      'replay',
+      'mobazha',
+      key.slice(0, 10),
+      '--json',
+    ]);
     expect(replayed.code, replayed.stderr).toBe(0);
-    expect(json(replayed)).toMatchObject({ outcome: 'replayed', replays: 1 });
+    expect(json(replayed)).toMatchObject({ outcome: 'replayed', replays: 1, dedupKey: key });
     const done = await eventually(
       () => record(key),
       (r) => r?.status === 'processed',
