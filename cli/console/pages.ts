@@ -4,7 +4,7 @@ import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
 import { formatAge } from '../output';
-import type { DeliveryPage, DeliveryQuery } from './deliveries-source';
+import { type DeliveryPage, type DeliveryQuery, MIN_PREFIX } from './deliveries-source';
 import {
   dash,
   deliveryLink,
@@ -108,7 +108,10 @@ ${select(
 ${table(
   ['Received (UTC)', 'Provider', 'Event', 'Status', 'Failed attempts', 'Last error', 'Dedup key'],
   rows,
-  'No deliveries match.',
+  // A search shorter than a prefix may be (6) matched only a whole key or a delivery id: say so.
+  form.q && form.q.trim().replace(/…$/, '').length < MIN_PREFIX
+    ? `No deliveries match. A key prefix needs at least ${MIN_PREFIX} characters; this search has ${esc(form.q.trim().length)}.`
+    : 'No deliveries match.',
   ' id="deliveries"',
 )}
 <div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${next}</div>`,

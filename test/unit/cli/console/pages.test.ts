@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { STYLES } from '../../../../cli/console/assets';
 import { esc, statusBadge } from '../../../../cli/console/html';
 import { groupDeadLetters } from '../../../../cli/console/operations';
-import { deliveryPage, timeline } from '../../../../cli/console/pages';
+import { deliveriesPage, deliveryPage, timeline } from '../../../../cli/console/pages';
 import { INBOX_COLOURS } from '../../../../cli/output';
 import { INBOX_STATUSES, type InboxRecord } from '../../../../lambdas/core/inbox';
 
@@ -136,5 +136,13 @@ describe('console pages', () => {
     expect(html).toContain(esc(hostile));
     expect(html).not.toContain('4242');
     expect(html).not.toContain(Buffer.from('{"card":"4242"}').toString('base64'));
+  });
+
+  it('says a search too short for a key prefix needs 6 characters, when nothing matched it', () => {
+    const empty = { records: [] };
+    expect(deliveriesPage(frame, ['mobazha'], { q: '54ba' }, empty, 50)).toContain(
+      'A key prefix needs at least 6 characters; this search has 4.',
+    );
+    expect(deliveriesPage(frame, ['mobazha'], { q: '54ba12' }, empty, 50)).not.toContain('needs at least');
   });
 });
