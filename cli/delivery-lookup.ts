@@ -1,6 +1,6 @@
 // Which delivery `deliveries show <provider> <key>` means: the whole dedup key, or a prefix of it (as
-// `deliveries list` shortens long keys with an ellipsis), looked up in the listing index rather than by
-// reading the table.
+// `deliveries list` shortens long keys with an ellipsis), or the provider's delivery id, looked up in the
+// listing index rather than by reading the table.
 import { MIN_KEY_PREFIX } from '../lambdas/adapters/dynamo-inbox-listing';
 import { type InboxRecord, isExpired } from '../lambdas/core/inbox';
 
@@ -23,6 +23,7 @@ export type Lookup =
 export interface LookupInbox {
   get(pk: string): Promise<InboxRecord | undefined>;
   findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]>;
+  findByDeliveryId(deliveryId: string, provider?: string, limit?: number): Promise<InboxRecord[]>;
 }
 
 export async function lookUpDelivery(
@@ -38,7 +39,10 @@ export async function lookUpDelivery(
   if (prefix.length < MIN_KEY_PREFIX) {
     return { kind: 'too_short', length: prefix.length, minimum: MIN_KEY_PREFIX };
   }
-  const matches = await inbox.findByPrefix(provider, prefix, AMBIGUOUS_SHOWN + 1);
+  let matches = await inbox.findByPrefix(provider, prefix, AMBIGUOUS_SHOWN + 1);
+  // The provider's own delivery id where it differs from the dedup key (GitHub's X-GitHub-Delivery, whose
+  // deliveries are keyed by the body's SHA-256): what its dashboard shows.
+  if (matches.length === 0) matches = await inbox.findByDeliveryId(prefix, provider, AMBIGUOUS_SHOWN + 1);
   const [only] = matches;
   if (matches.length === 1 && only) return { kind: 'found', record: only };
   if (matches.length === 0) return { kind: 'not_found' };

@@ -89,6 +89,15 @@ export function terminalSafe(text: string): string {
   });
 }
 
+/**
+ * A word for a command line the operator may paste: as it is when it holds only characters no shell
+ * treats specially, else single-quoted. Dedup keys come from senders and may hold any printable ASCII.
+ */
+export function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
 export function table(head: string[], rows: string[][]): string {
   const t = new Table({
     head: head.map((h) => pc.bold(h)),

@@ -11,7 +11,7 @@ import {
   type JsonOption,
   type TargetOptions,
 } from './options';
-import { CliError, details, parseDuration, print, printJson, statusColour } from './output';
+import { CliError, details, parseDuration, print, printJson, shellWord, statusColour } from './output';
 import type { SendOutcome } from './send-outcome';
 import type { Target } from './target-types';
 
@@ -231,11 +231,13 @@ async function sendAndWait(
   if (outcome.result === 'dead-lettered') {
     print(
       pc.dim(
-        `see it with \`webhook-inbox dlq list\` or \`webhook-inbox deliveries show ${provider.id} ${dedupKey}\``,
+        `see it with \`webhook-inbox dlq list\` or \`webhook-inbox deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``,
       ),
     );
   } else if (outcome.result === 'pending') {
-    print(pc.dim(`follow it with \`webhook-inbox deliveries show ${provider.id} ${dedupKey}\``));
+    print(
+      pc.dim(`follow it with \`webhook-inbox deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``),
+    );
   }
   return exitCode;
 }

@@ -1,5 +1,6 @@
 // `deliveries show`'s key lookup against dynalite: the whole key, a unique prefix (with the ellipsis
-// `deliveries list` prints), a prefix too short to look up, and an ambiguous one, whose matches are listed.
+// `deliveries list` prints), the provider's delivery id, a prefix too short to look up, and an ambiguous one,
+// whose matches are listed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AMBIGUOUS_SHOWN, lookUpDelivery } from '../../../cli/delivery-lookup';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
@@ -25,6 +26,14 @@ beforeAll(async () => {
     inboxRecord({ provider: 'github', dedupKey: 'pair-aa-1', receivedMs: T0, status: 'processed' }),
     inboxRecord({ provider: 'github', dedupKey: 'pair-aa-2', receivedMs: T0 + 1, status: 'dead-lettered' }),
     inboxRecord({ provider: 'github', dedupKey: 'abc', receivedMs: T0, status: 'processed' }),
+    // GitHub keys a delivery by the body's digest; its dashboard shows the X-GitHub-Delivery id.
+    inboxRecord({
+      provider: 'github',
+      dedupKey: 'f00d'.repeat(16),
+      deliveryId: '39d59e5a-8d3c-11ef-9a4b-2f1c6b0e7d11',
+      receivedMs: T0,
+      status: 'processed',
+    }),
     {
       ...inboxRecord({ provider: 'github', dedupKey: 'gone-0123', receivedMs: T0, status: 'processed' }),
       expiresAt: EXPIRED,
@@ -47,6 +56,13 @@ describe('lookUpDelivery', () => {
         record: { pk: 'github#unique-0123456789' },
       });
     }
+  });
+
+  it("finds a delivery by the provider's delivery id when no key starts with it", async () => {
+    expect(await lookUpDelivery(inbox, 'github', '39d59e5a-8d3c-11ef-9a4b-2f1c6b0e7d11')).toMatchObject({
+      kind: 'found',
+      record: { dedupKey: 'f00d'.repeat(16) },
+    });
   });
 
   it('says a prefix is too short, with the minimum', async () => {
