@@ -4,6 +4,7 @@
 // zod/mini rather than full zod: the verify Lambda parses its config at cold start, and zod/mini keeps
 // that bundle small (see `npm run bench`, cold-start section).
 import * as z from 'zod/mini';
+import { isKnownQueueArn } from '../lambdas/core/destinations/sqs-queue-url';
 import { DEFAULT_RETRY_STEPS, DURATION_PATTERN } from '../lambdas/core/retry-schedule';
 import { MAX_BODY_BYTES_CEILING } from './limits';
 
@@ -163,7 +164,12 @@ export const eventBridgeDestinationSchema = z.strictObject({
 export const sqsDestinationSchema = z.strictObject({
   type: z.literal('sqs'),
   /** An existing queue, by ARN, in this account or another (its policy must let the forwarder send). */
-  queueArn: z.string().check(z.regex(/^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}$/)),
+  queueArn: z.string().check(
+    z.refine(isKnownQueueArn, {
+      message:
+        'an SQS queue ARN (arn:<partition>:sqs:<region>:<account>:<name>) in aws, aws-us-gov, aws-cn, aws-iso or aws-iso-b',
+    }),
+  ),
   ...destinationCommon,
 });
 

@@ -13,6 +13,15 @@ const DNS_SUFFIXES: Readonly<Record<string, string>> = {
   'aws-iso-b': 'sc2s.sgov.gov',
 };
 
+/**
+ * Whether `arn` is an SQS queue ARN in a partition whose endpoint this module knows: what the config schema
+ * accepts, so a config that passes validation never makes queueUrlFromArn throw in a Lambda's init.
+ */
+export function isKnownQueueArn(arn: string): boolean {
+  const partition = QUEUE_ARN.exec(arn)?.[1];
+  return partition !== undefined && Object.hasOwn(DNS_SUFFIXES, partition);
+}
+
 /** `https://sqs.<region>.<suffix>/<account>/<name>`. Throws ConfigError for anything else. */
 export function queueUrlFromArn(arn: string): string {
   const match = QUEUE_ARN.exec(arn);
