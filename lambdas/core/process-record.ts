@@ -175,11 +175,17 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const ordering = versionGuard(deps, envelope);
   const targets = destinationsFor(deps.config, envelope.provider, envelope.type);
   const runsHandlers = targets.some((destination) => destination.type === 'handlers');
+  // The body, decoded and checked once for the archive and the handler alike.
+  let loaded: Buffer | undefined;
+  const bytes = async () => {
+    loaded ??= await loadPayload(deps, envelope);
+    return loaded;
+  };
   try {
     // Before anything runs, so a delivery whose handler or destinations fail is archived all the same.
     // A failed write is transient (DependencyError): retried on the schedule, nothing lost.
     if (archive?.kind === 'object' && !lease.archived)
-      await archiveObject(deps, envelope, pk, token, archive);
+      await archiveObject(deps, await bytes(), envelope.payloadsha256, pk, token, archive);
     if (!lease.forwarded)
       await fanOut(deps, record, envelope, targets, runsHandlers ? { pk, token } : undefined);
     // Forwarded only (or to nothing): the delivery is done here; each destination's queue takes it on.
@@ -187,7 +193,7 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
       const marked = await markProcessed(deps, pk, token);
       return { ...facts, outcome: 'processed', ...(marked === 'failed' ? { markFailed: true } : {}) };
     }
-    const body = await loadPayload(deps, envelope);
+    const body = await bytes();
     const handler = route(deps.handlers, envelope.provider, envelope.type);
     if (!handler) {
       if (provider?.unknownEvents === 'dlq') throw new PermanentError('unknown_event');
@@ -374,13 +380,13 @@ function versionGuard(deps: ProcessDeps, envelope: Envelope) {
  */
 async function archiveObject(
   deps: ProcessDeps,
-  envelope: Envelope,
+  body: Buffer,
+  sha256Hex: string,
   pk: string,
   token: string,
   plan: Extract<ArchivePlan, { kind: 'object' }>,
 ): Promise<void> {
-  const body = await loadPayload(deps, envelope);
-  const archiveRef = await deps.payloads.put(plan.key, body, envelope.payloadsha256);
+  const archiveRef = await deps.payloads.put(plan.key, body, sha256Hex);
   await deps.inbox.markArchived(pk, token, { ...plan.facts, archiveRef });
 }
 
