@@ -17,20 +17,42 @@ export function queueRetentionSeconds(config: Config): number {
   );
 }
 
-/**
- * The dedup window: how long a record refuses the same dedup key as a duplicate. The provider's dedup TTL,
- * but never less than the main queue keeps a message. A window that closed while its delivery is still
- * being retried would let the provider's retry in as a new delivery (a second effect), or other bytes
- * under the same id in with a 202. The claim condition reads it from the record's `dedupUntil`.
- */
+export interface RecordLifetimes {
+  /**
+   * The dedup window: how long a record refuses the same dedup key as a duplicate. The provider's dedup
+   * TTL, but never less than the main queue keeps a message (plus the destinations' retry horizon). A
+   * window that closed while its delivery is still being retried would let the provider's retry in as a
+   * new delivery (a second effect), or other bytes under the same id in with a 202. The claim condition
+   * reads it from the record's `dedupUntil`.
+   */
+  dedupSeconds: number;
+  /**
+   * How long the record lives (its TTL, `expiresAt`): the dedup window, or the archive's retention if
+   * longer, since the record is what names the archived bytes. Past the dedup window a record that still
+   * lives is history only: the same dedup key is claimed as new (see dedupUntil in core/inbox.ts).
+   */
+  ttlSeconds: number;
+}
+
+/** Both lifetimes of a provider's records. Asked on every claim, the verify Lambda's hot path. */
+export function recordLifetimes(
+  config: Config,
+  provider: { dedupTtlSeconds: number } | undefined,
+): RecordLifetimes {
+  const { window, archive } = floorsOf(config);
+  const dedupSeconds = Math.max(provider?.dedupTtlSeconds ?? 7 * 86_400, window);
+  return { dedupSeconds, ttlSeconds: Math.max(dedupSeconds, archive) };
+}
+
 export function dedupWindowSeconds(
   config: Config,
   provider: { dedupTtlSeconds: number } | undefined,
 ): number {
-  return Math.max(
-    provider?.dedupTtlSeconds ?? 7 * 86_400,
-    queueRetentionSeconds(config) + forwardingSeconds(config),
-  );
+  return recordLifetimes(config, provider).dedupSeconds;
+}
+
+export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
+  return recordLifetimes(config, provider).ttlSeconds;
 }
 
 /** How long the archive keeps a delivery's bytes (config `archive.retentionDays`); 0 when it is off. */
@@ -39,13 +61,22 @@ export function archiveRetentionSeconds(config: Pick<Config, 'archive'>): number
 }
 
 /**
- * How long an inbox record lives (its TTL, `expiresAt`): the dedup window, or the archive's retention if
- * longer, since the record is what names the archived bytes. Past the dedup window a record that still
- * lives is history only: the same dedup key is claimed as new (see dedupUntil in core/inbox.ts).
+ * What every provider's lifetimes are at least, worked out once per config (it never changes under a
+ * Lambda): the main queue's retention plus the destinations' horizon, and the archive's retention.
  */
-export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: number } | undefined): number {
-  return Math.max(dedupWindowSeconds(config, provider), archiveRetentionSeconds(config));
+function floorsOf(config: Config): { window: number; archive: number } {
+  let floors = floorsByConfig.get(config);
+  if (floors === undefined) {
+    floors = {
+      window: queueRetentionSeconds(config) + longestForwardHorizon(config),
+      archive: archiveRetentionSeconds(config),
+    };
+    floorsByConfig.set(config, floors);
+  }
+  return floors;
 }
+
+const floorsByConfig = new WeakMap<object, { window: number; archive: number }>();
 
 /**
  * How much longer than the main queue a record lives when destinations retry from it: their longest retry
@@ -54,18 +85,6 @@ export function recordTtlSeconds(config: Config, provider: { dedupTtlSeconds: nu
  * provider's dedup window by weeks. A copy forwarded after its record is gone is still forwarded, with
  * the same webhook-id, and its history is not kept.
  */
-function forwardingSeconds(config: Pick<Config, 'destinations'>): number {
-  // Asked on every claim (the verify Lambda's hot path); the config never changes under a Lambda.
-  let seconds = forwardingSecondsOf.get(config);
-  if (seconds === undefined) {
-    seconds = longestForwardHorizon(config);
-    forwardingSecondsOf.set(config, seconds);
-  }
-  return seconds;
-}
-
-const forwardingSecondsOf = new WeakMap<object, number>();
-
 function longestForwardHorizon(config: Pick<Config, 'destinations'>): number {
   let longest = -1;
   for (const destination of Object.values(config.destinations ?? {})) {

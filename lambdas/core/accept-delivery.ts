@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config, ResolvedProvider } from '../../config';
 import { providerById } from '../../config/provider-lookup';
-import { dedupWindowSeconds, recordTtlSeconds } from '../../config/retention';
+import { recordLifetimes } from '../../config/retention';
 import { DeadlineReached, untilAborted } from './deadline';
 import { buildEnvelope, envelopeAttributes, payloadKey, serializeEnvelope } from './envelope';
 import { DependencyError } from './errors';
@@ -209,8 +209,7 @@ async function claimAndEnqueue(
     payloadRef,
     nowMs,
     leaseSeconds: config.claimLeaseSeconds,
-    ttlSeconds: recordTtlSeconds(config, provider),
-    dedupSeconds: dedupWindowSeconds(config, provider),
+    ...recordLifetimes(config, provider),
     claimToken,
   });
   let claim: Awaited<typeof claiming>;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
 import { queueVisibilitySeconds } from '../../config/resources';
-import { dedupWindowSeconds, recordTtlSeconds } from '../../config/retention';
+import { recordLifetimes } from '../../config/retention';
 import type { EventContext, EventDefinition } from '../events/define-event';
 import { PermanentError } from '../events/errors';
 import { type ArchivePlan, archivePlan } from './archive';
@@ -399,7 +399,10 @@ function takeLease(
   nowMs: number,
   archive: ArchivePlan | undefined,
 ): Promise<LeaseOutcome> {
-  const provider = providerById(deps.config, envelope.provider);
+  const { ttlSeconds, dedupSeconds } = recordLifetimes(
+    deps.config,
+    providerById(deps.config, envelope.provider),
+  );
   const nowSec = Math.floor(nowMs / 1000);
   return deps.inbox.beginProcessing(
     inboxKey(envelope.provider, envelope.dedupkey),
@@ -409,8 +412,8 @@ function takeLease(
       payloadSha256: envelope.payloadsha256,
       eventType: envelope.type,
       deliveryId: envelope.deliveryid,
-      expiresAt: nowSec + recordTtlSeconds(deps.config, provider),
-      dedupUntil: nowSec + dedupWindowSeconds(deps.config, provider),
+      expiresAt: nowSec + ttlSeconds,
+      dedupUntil: nowSec + dedupSeconds,
     },
     {
       token,
