@@ -34,20 +34,14 @@ export function estimateEnvironmentBytes(
 export const SECRET_ARN_BYTES_UPPER_BOUND = 140;
 
 /**
- * The longest values of the pseudo parameters in an ARN or a queue URL (today `us-isof-south-1`,
- * `aws-us-gov` and `amazonaws.com.cn`), with room to spare, and an account id.
+ * The longest values of the pseudo parameters in an ARN (today `us-isof-south-1` and `aws-us-gov`), with
+ * room to spare, and an account id.
  */
 const REGION_BYTES = 20;
 const PARTITION_BYTES = 12;
-const URL_SUFFIX_BYTES = 20;
 const ACCOUNT_BYTES = 12;
 
 /** An upper bound for `arn:<partition>:<service>:<region>:<account>:<resource>` built by CloudFormation. */
 export function arnBytesUpperBound(service: string, resource: string): number {
   return `arn::${service}:::${resource}`.length + PARTITION_BYTES + REGION_BYTES + ACCOUNT_BYTES;
-}
-
-/** An upper bound for a queue URL, `https://sqs.<region>.<url suffix>/<account>/<name>`. */
-export function queueUrlBytesUpperBound(queueName: string): number {
-  return `https://sqs.../${queueName}`.length + REGION_BYTES + URL_SUFFIX_BYTES + ACCOUNT_BYTES;
 }

@@ -3,7 +3,6 @@
 // as the stack's one event source mapping per queue. A disabled destination's poller stops receiving,
 // as the stack's forwarder disables its mapping.
 
-import { join } from 'node:path';
 import type { Config, ForwardDestination } from '../config';
 import { forwardDestinations } from '../config';
 import {
@@ -29,9 +28,8 @@ import type { LogSink } from '../lambdas/core/telemetry';
 import { noMetrics } from '../lambdas/core/telemetry';
 import { forwardLambda } from '../lambdas/forward/lambda';
 import { buildSenders } from '../lambdas/forward/senders';
-import { RecordingEventBus } from './recording-event-bus';
+import { eventBridgeLogPath, RecordingEventBus } from './recording-event-bus';
 import { type Clients, ensureQueue } from './resources';
-import { STATE_DIR } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
 
 /** Local stand-ins for what a destination names in AWS: its bus, its target queue. */
@@ -196,11 +194,6 @@ export interface LocalSenderOptions {
   destinations: Record<string, DestinationResources>;
 }
 
-/** Where local mode's EventBridge stand-in writes what it was sent: one event per line. */
-export function recordedEventsPath(cwd: string): string {
-  return join(cwd, STATE_DIR, 'eventbridge.jsonl');
-}
-
 /**
  * The same senders as the forwarder's on AWS: HTTP for real (loopback allowed, as a laptop's services
  * listen there), SQS into the emulator, EventBridge into a recording stand-in.
@@ -209,7 +202,7 @@ export function localSenders(options: LocalSenderOptions): DestinationSenders {
   const files = new LocalFileSecretSource(options.secretsFile);
   return buildSenders({
     secrets: { get: (id, o) => files.get(localDestinationSecretKey(id), o) },
-    eventbridge: new RecordingEventBus({ file: recordedEventsPath(options.cwd) }),
+    eventbridge: new RecordingEventBus({ file: eventBridgeLogPath(options.cwd) }),
     sqs: options.clients.sqs,
     payloads: new S3PayloadReader(options.clients.s3, options.bucketName),
     destinations: options.destinations,

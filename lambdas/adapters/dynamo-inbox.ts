@@ -193,7 +193,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
         ...archive.values,
       },
-      binaryValues: archive.binary,
+      rawValues: archive.binary,
     });
     if (ok) {
       await this.trimAttemptLog(pk, lease.token, leased?.attemptLog?.L?.length ?? 0);
@@ -245,7 +245,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       UpdateExpression: `SET ${archive.names.map((name) => `${name} = :archive_${name}`).join(', ')}`,
       ConditionExpression: OWN_LEASE,
       values: { ':processingToken': processingToken, ...archive.values },
-      binaryValues: archive.binary,
+      rawValues: archive.binary,
     });
   }
 
@@ -310,7 +310,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         `REMOVE leaseUntil, processingToken${detail === undefined ? ', lastErrorDetail' : ''} ` +
         'ADD attempts :one, givenUpMessageIds :givenUp',
       ConditionExpression: OWN_LEASE,
-      binaryValues: { ':givenUp': { SS: [mark.messageId] } },
+      rawValues: { ':givenUp': { SS: [mark.messageId] } },
       values: {
         ...attemptValues(at, mark.errorCode, mark.receiveCount, 'dead-lettered'),
         ':deadLettered': 'dead-lettered',
@@ -480,8 +480,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     pk: string,
     input: Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ConditionExpression'> & {
       values: Record<string, string | number | readonly string[] | undefined>;
-      /** Expression values already in DynamoDB's form (binary ones). */
-      binaryValues?: Item;
+      /** Expression values already in DynamoDB's form (binary, string set). */
+      rawValues?: Item;
       /** Expression attribute names besides `#status`. */
       names?: Record<string, string>;
       /** Given the record as the applied update left it (ReturnValues ALL_NEW). */
@@ -500,7 +500,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
           ...(uses('#status') || input.names
             ? { ExpressionAttributeNames: { ...(uses('#status') ? STATUS_NAME : {}), ...input.names } }
             : {}),
-          ExpressionAttributeValues: { ...toAttributes(input.values), ...input.binaryValues },
+          ExpressionAttributeValues: { ...toAttributes(input.values), ...input.rawValues },
           ...(input.onApplied ? { ReturnValues: 'ALL_NEW' as const } : {}),
         }),
       );

@@ -43,11 +43,10 @@ export function toAttributes(values: Record<string, string | number | readonly s
 }
 
 export function toInboxItem(record: InboxRecord): Item {
-  const { givenUpMessageIds, attemptLog, ...scalars } = record;
+  const { givenUpMessageIds, ...scalars } = record;
   const item = toAttributes({ ...scalars });
   // A string set (DynamoDB has no empty set): the processor ADDs to it one message id at a time.
   if (givenUpMessageIds && givenUpMessageIds.length > 0) item.givenUpMessageIds = { SS: givenUpMessageIds };
-  if (attemptLog) item.attemptLog = { L: attemptLog.map((entry) => ({ S: entry })) };
   for (const name of BINARY_ATTRIBUTES) {
     const value = item[name]?.S;
     if (value !== undefined) item[name] = { B: Buffer.from(value, 'base64') };

@@ -39,6 +39,14 @@ function acknowledged(result: ForwardResult): boolean {
   return !NOT_DONE.has(result.outcome) || (result.outcome === 'waiting' && result.requeued === true);
 }
 
+/** A send that was made and failed, or the 410 that disabled the destination: what the failure rate counts. */
+function failedAttempt(result: ForwardResult): boolean {
+  return (
+    ('attempted' in result && result.attempted === true) ||
+    (result.outcome === 'waiting' && result.disabledNow === true)
+  );
+}
+
 /**
  * The result's metrics, stored under the batch's `destination` dimension (a batch comes from one
  * destination's queue): the batch's last line carries them all, one EMF document for the batch.
@@ -46,15 +54,13 @@ function acknowledged(result: ForwardResult): boolean {
 function metricsFor(deps: ForwardHandlerDeps, result: ForwardResult): void {
   if (!result.destination) return;
   const count = (name: string) => deps.metrics.addMetric(name, 'Count', 1);
-  const attemptFailed =
-    (result.outcome === 'retry' || result.outcome === 'dead_lettered') && result.attempted;
   if (result.outcome === 'delivered') {
     count(FORWARD_METRICS.delivered);
     // The disabled alarm keeps its state through missing data: a delivery says the destination is back.
     deps.metrics.addMetric(FORWARD_METRICS.disabled, 'Count', 0);
     deps.metrics.addMetric(FORWARD_METRICS.latency, 'Milliseconds', result.latencyMs);
   }
-  if (attemptFailed || (result.outcome === 'waiting' && result.disabledNow)) {
+  if (failedAttempt(result)) {
     count(FORWARD_METRICS.attemptFailed);
   }
   if (result.outcome === 'dead_lettered') count(FORWARD_METRICS.deadLettered);
@@ -165,8 +171,7 @@ async function afterBatch(deps: ForwardHandlerDeps, results: readonly ForwardRes
     if (!result.destination) continue;
     const entry = counts.get(result.destination) ?? { delivered: 0, failed: 0 };
     if (result.outcome === 'delivered') entry.delivered++;
-    else if ('attempted' in result && result.attempted) entry.failed++;
-    else if (result.outcome === 'waiting' && result.disabledNow) entry.failed++;
+    else if (failedAttempt(result)) entry.failed++;
     counts.set(result.destination, entry);
     if (result.outcome === 'waiting') paused.add(result.destination);
   }

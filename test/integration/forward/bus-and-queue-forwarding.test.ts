@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { webhookId } from '../../../lambdas/core/destinations/signing';
-import { recordedEventsPath } from '../../../local/forwarding';
+import { eventBridgeLogPath } from '../../../local/recording-event-bus';
 import { type ForwardingInbox, startForwardingInbox } from '../../support/forwarding';
 
 const BODY =
@@ -39,7 +39,7 @@ describe('forwarding to EventBridge and SQS', () => {
         state: 'delivered',
         attempts: 1,
       });
-    const lines = readFileSync(recordedEventsPath(forwarding.cwd), 'utf8').trim().split('\n');
+    const lines = readFileSync(eventBridgeLogPath(forwarding.cwd), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
     const event = JSON.parse(lines[0] as string);
     expect(event.source).toBe('webhook-inbox.standard-webhooks');
