@@ -53,7 +53,13 @@ function duration(value: string): number {
  */
 function publicRecord(record: InboxRecord) {
   // The archived body may carry personal data: shown only on --reveal (seed 002), never in a listing.
-  const { claimToken: _claim, processingToken: _processing, archiveBody: _body, ...rest } = record;
+  const {
+    claimToken: _claim,
+    processingToken: _processing,
+    replayToken: _replay,
+    archiveBody: _body,
+    ...rest
+  } = record;
   const kept = Object.fromEntries(
     Object.entries(rest).filter(([name]) => !name.startsWith(FORWARD_ATTRIBUTE_PREFIX)),
   ) as typeof rest;

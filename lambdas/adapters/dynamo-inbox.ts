@@ -2,6 +2,7 @@
 // condition means is decided in core/inbox.ts. A failed condition is followed by a consistent read rather
 // than ReturnValuesOnConditionCheckFailure, which dynalite ignores. The verify side (claim, release, get)
 // is DynamoClaims, so the verify bundle carries none of the rest.
+import { randomUUID } from 'node:crypto';
 import {
   type DynamoDBClient,
   UpdateItemCommand,
@@ -18,6 +19,7 @@ import {
   type InboxStatus,
   type LeaseOutcome,
   type LeaseRequest,
+  OPERATOR_LEASE_MARGIN_MS,
 } from '../core/inbox';
 import type { Inbox, ProcessingSeed } from '../core/ports';
 import { TRANSITION_TIMES } from '../core/replay';
@@ -111,6 +113,7 @@ const REPLAY_MARKED = [
   'leaseUntil',
   'processingToken',
   'replays',
+  'replayToken',
 ] as const;
 
 /** The whole inbox: the claims (DynamoClaims), and the processor's and the operators' transitions. */
@@ -344,7 +347,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':failed': 'failed',
         ':claimed': 'claimed',
         ':processing': 'processing',
-        ':now': nowMs,
+        // On the operator's clock: a lease counts as lapsed only well past its end.
+        ':now': nowMs - OPERATOR_LEASE_MARGIN_MS,
         ':since': new Date(movedSinceMs).toISOString(),
       },
     });
@@ -372,13 +376,15 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     ).join(' AND ');
     const settled =
       '(#status IN (:processed, :deadLettered) OR ' +
-      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs)) OR ' +
+      '(#status = :processing AND (attribute_not_exists(leaseUntil) OR leaseUntil < :lapsed)) OR ' +
       `(#status IN (:failed, :claimed, :enqueued) AND ${quiet}))`;
     const at = new Date(replay.nowMs).toISOString();
-    return this.update(seen.pk, {
+    const token = randomUUID();
+    const marked = await this.update(seen.pk, {
       UpdateExpression:
         // Home from an attention partition (config/list-index.ts), as every move out of failed does.
-        'SET #status = :enqueued, enqueuedAt = :at, lastReplayedAt = :at, listKey = :listKey' +
+        'SET #status = :enqueued, enqueuedAt = :at, lastReplayedAt = :at, listKey = :listKey, ' +
+        'replayToken = :token' +
         (replay.by === undefined ? '' : ', lastReplayedBy = :by') +
         ` REMOVE ${['forwardedAt', 'leaseUntil', 'processingToken', ...Object.keys(names)].join(', ')}` +
         ' ADD replays :one',
@@ -397,7 +403,8 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':claimed': 'claimed',
         ':stranded': new Date(replay.strandedBeforeMs).toISOString(),
         ':nowSec': Math.floor(replay.nowMs / 1000),
-        ':nowMs': replay.nowMs,
+        ':lapsed': replay.nowMs - OPERATOR_LEASE_MARGIN_MS,
+        ':token': token,
         ':sha': seen.payloadSha256,
         ':at': at,
         ':by': replay.by,
@@ -407,6 +414,11 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ),
       },
     });
+    if (marked) return true;
+    // An SDK retry of this very mark, applied and its answer lost, fails the condition: the record then
+    // carries our token, and the replay goes on to send its message.
+    const now = await this.get(seen.pk);
+    return now?.status === 'enqueued' && now.replayToken === token;
   }
 
   /**

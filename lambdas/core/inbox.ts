@@ -39,6 +39,8 @@ export interface InboxRecord {
    * is processed again.
    */
   deadLetterMessageId?: string;
+  /** The last replay's own mark, so an SDK retry of that mark (applied, its answer lost) knows it as its own. */
+  replayToken?: string;
   /**
    * Every message given up on since the last redrive: a later receive of any of them is drained to the DLQ
    * without running the handler, even once another copy of the delivery has run or failed since.
@@ -98,6 +100,14 @@ export interface InboxRecord {
 export function isExpired(record: Pick<InboxRecord, 'expiresAt'>, nowMs: number): boolean {
   return record.expiresAt < Math.floor(nowMs / 1000);
 }
+
+/**
+ * How long past its end an operator tool (replay, redrive) waits before it treats a processing lease as
+ * lapsed. The tools run on the operator's clock, which may be minutes off the Lambda's; taking a live
+ * worker's lease away would let its effect run twice. 15 minutes is Lambda's longest timeout: a worker
+ * whose lease ended that long ago by any clock short of that skew is gone.
+ */
+export const OPERATOR_LEASE_MARGIN_MS = 15 * 60_000;
 
 export function inboxKey(provider: string, dedupKey: string): string {
   return `${provider}#${dedupKey}`;

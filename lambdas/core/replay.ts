@@ -2,7 +2,7 @@
 // conditional update (DynamoInbox.markReplayed) holds the same rule, so a record that changed between the
 // read and the write is refused by DynamoDB, then classified here again.
 import { forwardStatesOf } from './destinations/forward-state';
-import { type InboxRecord, isExpired } from './inbox';
+import { type InboxRecord, isExpired, OPERATOR_LEASE_MARGIN_MS } from './inbox';
 
 export const REPLAY_REFUSALS = [
   /** Someone is on it: claimed, enqueued, failed awaiting its retry, or processing under a live lease. */
@@ -45,7 +45,8 @@ const FORWARD_SETTLED: ReadonlySet<string> = new Set(['delivered', 'dead-lettere
 export function isSettled(record: InboxRecord, nowMs: number): boolean {
   if (forwardStatesOf(record).some((state) => !FORWARD_SETTLED.has(state.state))) return false;
   if (record.status === 'processed' || record.status === 'dead-lettered') return true;
-  return record.status === 'processing' && (record.leaseUntil ?? 0) < nowMs;
+  // On the operator's clock: a lease counts as lapsed only well past its end (OPERATOR_LEASE_MARGIN_MS).
+  return record.status === 'processing' && (record.leaseUntil ?? 0) < nowMs - OPERATOR_LEASE_MARGIN_MS;
 }
 
 /** The statuses a record keeps while its message is (or should be) on its way: strandable ones. */

@@ -13,6 +13,7 @@ import {
   type LeaseRequest,
   type NewClaim,
   newClaimRecord,
+  OPERATOR_LEASE_MARGIN_MS,
 } from '../../../lambdas/core/inbox';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest, startOutageSwitch } from '../../support/faults';
@@ -585,7 +586,11 @@ describe('processing lease', () => {
   it('markRequeued takes back a lapsed processing lease (a worker that timed out on a poison message)', async () => {
     const claim = await enqueued();
     await inbox.beginProcessing(PK, seedOf(claim), lease('p1', T0));
-    const later = T0 + PROCESSING_LEASE_MS + 1;
+    // On the operator's clock a lease counts as lapsed only well past its end (OPERATOR_LEASE_MARGIN_MS):
+    // just lapsed, the record is left to the processor, whose own lease takes it over.
+    const justLapsed = T0 + PROCESSING_LEASE_MS + 1;
+    expect(await inbox.markRequeued(PK, justLapsed, justLapsed)).toBe(false);
+    const later = justLapsed + OPERATOR_LEASE_MARGIN_MS;
     expect(await inbox.markRequeued(PK, later, later)).toBe(true);
     const record = await inbox.get(PK);
     expect(record?.status).toBe('enqueued');

@@ -3,7 +3,7 @@
 // the same dedup key and `ctx.idempotencyKey`, or is refused while the delivery is in flight.
 
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   archivedPayload,
   openReplayTarget,
@@ -356,6 +356,79 @@ describe('a single replay', () => {
     expect(await replayOne({ ...opened, target }, PROVIDER, 'msg_big')).toMatchObject({ kind: 'replayed' });
     const [message] = await ctx.queueOps.receive(resources.queueUrl, { maxMessages: 1 });
     expect(JSON.parse(message!.body).dataref).toMatch(new RegExp(`^s3://${resources.bucketName}/payloads/`));
+  });
+
+  it('sends its message when the SDK retries a replay mark that applied and whose answer was lost', async () => {
+    expect(await deliver('msg_retried')).toBe(202);
+    await processAll();
+    const real = ctx.clients.dynamodb;
+    // The mark is applied, then sent again, as the SDK resends a request whose answer timed out.
+    const retrying = Object.create(real) as typeof real;
+    retrying.send = (async (command: { input?: { UpdateExpression?: string } }) => {
+      if (command.input?.UpdateExpression?.includes('replayToken = :token'))
+        await real.send(command as never);
+      return real.send(command as never);
+    }) as typeof real.send;
+    const target = {
+      ...opened.target,
+      clients: async () => ({ ...ctx.clients, dynamodb: retrying }),
+    } as Target;
+    expect(await replayOne(await openReplayTarget(target), PROVIDER, 'msg_retried')).toMatchObject({
+      kind: 'replayed',
+    });
+    await processAll();
+    expect(runs).toEqual([`${PROVIDER}:msg_retried`, `${PROVIDER}:msg_retried`]);
+    expect((await inbox().get(pk('msg_retried')))?.status).toBe('processed');
+  });
+
+  it("is refused while a worker holds a live lease, even on an operator's clock minutes ahead", async () => {
+    expect(await deliver('msg_skewed')).toBe(202);
+    await processAll();
+    const record = (await inbox().get(pk('msg_skewed')))!;
+    const nowMs = Date.now();
+    const lease = await inbox().beginProcessing(
+      record.pk,
+      {
+        provider: PROVIDER,
+        dedupKey: 'msg_skewed',
+        payloadSha256: record.payloadSha256,
+        expiresAt: record.expiresAt,
+      },
+      {
+        token: 'live-worker',
+        messageId: 'msg-redelivered',
+        receiveCount: 1,
+        payloadSha256: record.payloadSha256,
+        eventType: record.eventType ?? 'order.paid',
+        leaseMs: 60_000,
+        nowMs,
+      },
+    );
+    // A processed record is not leased again; make it the worker's live lease, as a replayed copy's is.
+    expect(lease.kind).toBe('processed');
+    await ctx.clients.dynamodb.send(
+      new UpdateItemCommand({
+        TableName: resources.tableName,
+        Key: toAttributes({ pk: record.pk }),
+        UpdateExpression: 'SET #status = :processing, processingToken = :token, leaseUntil = :until',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: toAttributes({
+          ':processing': 'processing',
+          ':token': 'live-worker',
+          ':until': nowMs + 60_000,
+        }),
+      }),
+    );
+    const skewed = vi.spyOn(Date, 'now').mockImplementation(() => nowMs + 120_000);
+    try {
+      expect(await replayOne(opened, PROVIDER, 'msg_skewed')).toMatchObject({
+        kind: 'refused',
+        reason: 'in_flight',
+      });
+    } finally {
+      skewed.mockRestore();
+    }
+    expect(await inbox().markProcessed(record.pk, 'live-worker', Date.now())).toBe(true);
   });
 
   it('says not_found for a key the inbox does not know', async () => {

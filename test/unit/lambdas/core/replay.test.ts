@@ -1,7 +1,7 @@
 // Whether a delivery may be replayed now (core/replay.ts): only once nothing will move it on by itself.
 import { describe, expect, it } from 'vitest';
 import { forwardAttribute } from '../../../../lambdas/core/destinations/forward-state';
-import type { InboxRecord } from '../../../../lambdas/core/inbox';
+import { type InboxRecord, OPERATOR_LEASE_MARGIN_MS } from '../../../../lambdas/core/inbox';
 import { replayDecision } from '../../../../lambdas/core/replay';
 
 const NOW = Date.UTC(2026, 11, 1, 12);
@@ -25,7 +25,14 @@ describe('replayDecision', () => {
   it('replays processed and dead-lettered deliveries, and processing ones whose lease lapsed', () => {
     expect(decide({})).toEqual({ kind: 'replayable' });
     expect(decide({ status: 'dead-lettered' })).toEqual({ kind: 'replayable' });
-    expect(decide({ status: 'processing', leaseUntil: NOW - 1 })).toEqual({ kind: 'replayable' });
+    // Lapsed by more than an operator's clock may be off (OPERATOR_LEASE_MARGIN_MS); just lapsed is not yet.
+    expect(decide({ status: 'processing', leaseUntil: NOW - OPERATOR_LEASE_MARGIN_MS - 1 })).toEqual({
+      kind: 'replayable',
+    });
+    expect(decide({ status: 'processing', leaseUntil: NOW - 1 })).toEqual({
+      kind: 'refused',
+      reason: 'in_flight',
+    });
     expect(decide({ archiveBody: undefined, archiveRef: 's3://bucket/archive/stripe/ab' })).toEqual({
       kind: 'replayable',
     });
