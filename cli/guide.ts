@@ -78,3 +78,18 @@ export const GUIDES: Record<SchemeName, SchemeGuide> = {
     issuer: 'provider',
   },
 };
+
+/**
+ * Why a made-up secret must not be stored for this scheme, or undefined when it may. A provider that issues
+ * its own secret (Stripe, Shopify, Slack...) signs with that one only: a random one fails every delivery,
+ * and a second rotation pushes the real one out of the two kept. Only a local instance may have one, to be
+ * signed by `webhook-inbox send`; `strict` (the console) refuses it there too.
+ */
+export function generatedSecretRefusal(
+  guide: SchemeGuide,
+  where: 'local' | 'aws',
+  strict = false,
+): string | undefined {
+  if (guide.issuer !== 'provider' || (where === 'local' && !strict)) return undefined;
+  return `${guide.name} issues this secret: give the new one it shows you`;
+}

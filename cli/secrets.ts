@@ -69,7 +69,10 @@ async function runRotate(providerId: string, options: RotateOptions): Promise<nu
   const { provider, target } = await open(providerId, options);
   try {
     const { randomSecret, signDelivery } = await import('./delivery');
-    const { GUIDES } = await import('./guide');
+    const { GUIDES, generatedSecretRefusal } = await import('./guide');
+    const refusal =
+      options.value === undefined ? generatedSecretRefusal(GUIDES[provider.scheme], target.kind) : undefined;
+    if (refusal !== undefined) throw new UsageError(`${refusal} (--value)`);
     const value = options.value ?? randomSecret(provider);
     // A secret the scheme cannot sign with (not whsec_ base64 for Standard Webhooks) would fail closed.
     try {

@@ -39,6 +39,7 @@ async function fileSecrets(secretsFile: string, key: (id: string) => string): Pr
 
 /** What `secrets show|rotate` act on: the provider secrets of the target, and where the provider posts. */
 export interface SecretsTarget {
+  kind: Target['kind'];
   secrets: SecretStore;
   endpointUrl(provider: string): string;
   close(): void;
@@ -70,6 +71,7 @@ export async function resolveSecretsTarget(
   const live = running !== undefined && isAlive(running.pid) ? running : undefined;
   const gatewayUrl = (live?.gatewayUrl ?? `http://127.0.0.1:${localPort(undefined)}`).replace(/\/+$/, '');
   return {
+    kind: 'local',
     secrets: await fileSecrets(live?.secretsFile ?? secretsFilePath(cwd), (provider) => provider),
     endpointUrl: (provider) => `${gatewayUrl}/webhooks/${encodeURIComponent(provider)}`,
     close: () => undefined,

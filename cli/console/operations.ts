@@ -8,7 +8,7 @@ import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
 import type { InboxRecord } from '../../lambdas/core/inbox';
 import { randomSecret, signDelivery } from '../delivery';
-import { GUIDES } from '../guide';
+import { GUIDES, generatedSecretRefusal } from '../guide';
 import { describeError, maskSecret, UsageError } from '../output';
 import type { Opened } from '../redrive';
 import { entryKey, redriveSelected } from '../redrive-select';
@@ -255,11 +255,8 @@ export class ConsoleOperations {
       throw new UsageError('the secret must be non-empty, without surrounding spaces or newlines');
     }
     const guide = GUIDES[provider.scheme];
-    // A provider that issues its own secret (Stripe, Shopify, Slack...) signs with that one only: a random
-    // one would fail every delivery, and a second rotation would push the real one out of the two kept.
-    if (value === undefined && guide.issuer === 'provider') {
-      throw new UsageError(`${guide.name} issues this secret: paste the new one it shows you`);
-    }
+    const refusal = value === undefined ? generatedSecretRefusal(guide, this.target.kind, true) : undefined;
+    if (refusal !== undefined) throw new UsageError(refusal);
     const secret = value ?? randomSecret(provider);
     try {
       signDelivery(
