@@ -88,7 +88,7 @@ Every forwarded request carries one signature per secret, newest first, in webho
 receiving service verifies with either. Give it the new secret (destinations show <id> --reveal), and
 at the next rotation the old one is dropped.`,
   );
-  rotate.action((id: string, options: TargetOptions & JsonOption & RevealOption & { value?: string }) =>
+  rotate.action((id: string, options: TargetOptions & JsonOption & { value?: string }) =>
     withTarget(options, (target) => runRotate(target, id, options)),
   );
 }
@@ -340,7 +340,7 @@ async function runEnable(target: Target, id: string, options: JsonOption): Promi
 async function runRotate(
   target: Target,
   id: string,
-  options: JsonOption & RevealOption & { value?: string },
+  options: JsonOption & { value?: string },
 ): Promise<number> {
   const destination = destinationOf(target, id);
   if (destination.type !== 'http') throw new UsageError(`${id} is not an http destination: only those sign`);
@@ -352,12 +352,13 @@ async function runRotate(
     throw new UsageError('--value is not a usable Standard Webhooks secret (whsec_ and base64)');
   }
   const versions = await target.destinationSecrets.rotate(id, value);
-  const shown = listedSecrets(versions, !!options.reveal);
+  // Masked: `destinations show <id> --reveal` prints the secret itself.
+  const shown = listedSecrets(versions, false);
   if (options.json) {
     printJson({
       id,
       location: target.destinationSecrets.location(id),
-      revealed: !!options.reveal,
+      revealed: false,
       secrets: shown,
     });
     return 0;

@@ -94,7 +94,8 @@ async function runReplay(
   try {
     const { openReplayTarget, replayMany, replayOne, whoAmI } = await import('./replay');
     const opened = await openReplayTarget(target);
-    const by = options.dryRun ? undefined : await whoAmI(target);
+    // Asked only once the command line has been judged good: a usage error costs no STS call.
+    const by = async () => (options.dryRun ? undefined : whoAmI(target));
     if (filter === undefined) {
       // The whole key or a unique prefix of it, as `deliveries show` takes it (cli/delivery-lookup.ts).
       const { lookUpDelivery } = await import('./delivery-lookup');
@@ -111,17 +112,19 @@ async function runReplay(
             `(${lookup.matches.map((r) => r.dedupKey).join(', ')}); give more of the key`,
         );
       }
-      const dedupKey = lookup.kind === 'found' ? lookup.record.dedupKey : (key as string);
+      const found = lookup.kind === 'found' ? lookup.record : undefined;
+      const dedupKey = found?.dedupKey ?? (key as string);
       const outcome = await replayOne(opened, provider as string, dedupKey, {
-        by,
+        by: await by(),
         dryRun: options.dryRun,
+        ...(found === undefined ? {} : { record: found }),
       });
       return reportOne(outcome, provider as string, dedupKey, options.json);
     }
     const bar = await progressBar('replay', 'deliveries', !options.json);
     try {
       const summary = await replayMany(opened, filter, {
-        by,
+        by: await by(),
         dryRun: options.dryRun,
         maxPerSecond: options.maxPerSecond,
         onProgress: (done, total) => bar?.progress(done, total),

@@ -103,13 +103,15 @@ async function readArchive(payloads: S3PayloadReader, record: InboxRecord): Prom
 
 /**
  * A delivery's archived bytes, for `deliveries show --reveal` and the console's reveal; undefined when the
- * record names none or the object is gone. A record from a listing may carry only some attributes (an
- * index's projection): then the whole record is read first. Not checked against payloadSha256: replayOne
- * checks before it sends; a reveal shows what is there.
+ * record names none or the object is gone. A record that says it was archived (`archivedAt`) but carries
+ * neither the body nor its reference came through a projection without them: then the whole record is
+ * read first. One never archived is not read again. Not checked against payloadSha256: replayOne checks
+ * before it sends; a reveal shows what is there.
  */
 export async function archivedPayload(target: Target, record: InboxRecord): Promise<Buffer | undefined> {
   const clients = await target.clients();
   let full: InboxRecord | undefined = record;
+  if (record.archivedAt === undefined) return undefined;
   if (record.archiveBody === undefined && record.archiveRef === undefined) {
     const { DynamoInbox } = await import('../lambdas/adapters/dynamo-inbox');
     full = await new DynamoInbox(clients.dynamodb, target.tableName).get(record.pk);
@@ -125,9 +127,14 @@ export async function replayOne(
   opened: ReplayTarget,
   provider: string,
   dedupKey: string,
-  options: { by?: string; dryRun?: boolean } = {},
+  options: {
+    by?: string;
+    dryRun?: boolean;
+    /** The record as the caller just read it (a lookup by prefix), so it is not read again. */
+    record?: InboxRecord;
+  } = {},
 ): Promise<ReplayOutcome> {
-  const record = await opened.inbox.get(inboxKey(provider, dedupKey));
+  const record = options.record ?? (await opened.inbox.get(inboxKey(provider, dedupKey)));
   const retentionMs = queueRetentionSeconds(opened.target.config) * 1000;
   const decision = replayDecision(record, Date.now(), retentionMs);
   if (decision.kind === 'refused' || !record) {

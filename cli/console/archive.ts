@@ -1,23 +1,11 @@
 // The console's reveal and replay, through cli/replay.ts (the archive and replay of issue 16 §1): the same
 // functions `deliveries show --reveal` and `deliveries replay` use, with the operator's identity.
-import type { InboxRecord } from '../../lambdas/core/inbox';
-import {
-  archivedPayload,
-  openReplayTarget,
-  type ReplayTarget,
-  replayOne,
-  replayRefusalMessage,
-  whoAmI,
-} from '../replay';
+import { openReplayTarget, type ReplayTarget, replayOne, replayRefusalMessage, whoAmI } from '../replay';
 import type { Target } from '../target-types';
 
 export type ReplayAnswer =
   | { kind: 'replayed'; messageId: string }
   | { kind: 'refused'; reason: string; message: string };
-
-export function revealPayload(target: Target, record: InboxRecord): Promise<Buffer | undefined> {
-  return archivedPayload(target, record);
-}
 
 /** Replays for one console launch: the target is opened and the operator named once. */
 export function replayer(target: Target): (provider: string, dedupKey: string) => Promise<ReplayAnswer> {

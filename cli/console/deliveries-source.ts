@@ -2,6 +2,7 @@
 // message's receive count and hides it from other readers): pages with DynamoInbox.listPage, keys with
 // findByPrefix and findByDeliveryId.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import { MIN_KEY_PREFIX } from '../../lambdas/adapters/dynamo-inbox-listing';
 import { type InboxRecord, type InboxStatus, isExpired } from '../../lambdas/core/inbox';
 import { isStranded, strandedBeforeMs } from '../../lambdas/core/replay';
 
@@ -22,7 +23,8 @@ export interface DeliveryPage {
   cursor?: string;
 }
 
-export const MIN_PREFIX = 6;
+/** The listing's own minimum for a key prefix (dynamo-inbox-listing.ts), as `deliveries show` applies it. */
+export const MIN_PREFIX = MIN_KEY_PREFIX;
 /** The Dead letters page groups at most this many. */
 const DEAD_LETTER_LIMIT = 10_000;
 
@@ -30,7 +32,7 @@ function withinTime(record: InboxRecord, query: Pick<DeliveryQuery, 'sinceMs' | 
   const at = Date.parse(record.receivedAt);
   return (
     (query.sinceMs === undefined || at >= query.sinceMs) &&
-    (query.untilMs === undefined || at < query.untilMs)
+    (query.untilMs === undefined || at <= query.untilMs)
   );
 }
 

@@ -159,10 +159,20 @@ export class ConsoleOperations {
   }
 
   async providers(): Promise<ProviderView[]> {
-    return Promise.all(Object.values(this.config.providers).map((p) => this.providerView(p.id)));
+    // One PreviousSecretUsed figure serves every provider (the metric has the service dimension only):
+    // read once per page, and only if some provider has a previous secret.
+    let used: Promise<{ count: number } | { error: string }> | undefined;
+    const usedCount = () => {
+      used ??= this.previousUseCount();
+      return used;
+    };
+    return Promise.all(Object.values(this.config.providers).map((p) => this.providerView(p.id, usedCount)));
   }
 
-  private async providerView(id: string): Promise<ProviderView> {
+  private async providerView(
+    id: string,
+    usedCount: () => Promise<{ count: number } | { error: string }>,
+  ): Promise<ProviderView> {
     const provider = this.config.providers[id];
     if (!provider) throw new UsageError(`unknown provider ${id}`);
     const guide = GUIDES[provider.scheme];
@@ -187,7 +197,7 @@ export class ConsoleOperations {
         location,
         secrets,
         ...(this.target.kind === 'local' ? { ageNote: this.localAgeNote() } : {}),
-        previousUse: await this.previousUse(secrets.length > 1),
+        previousUse: await this.previousUse(secrets.length > 1, usedCount),
       };
     } catch (error) {
       return { ...base, location: '', secrets: [], previousUse: { text: '' }, error: describeError(error) };
@@ -211,7 +221,10 @@ export class ConsoleOperations {
     }
   }
 
-  private async previousUse(hasPrevious: boolean): Promise<ProviderView['previousUse']> {
+  private async previousUse(
+    hasPrevious: boolean,
+    usedCount: () => Promise<{ count: number } | { error: string }>,
+  ): Promise<ProviderView['previousUse']> {
     if (!hasPrevious) return { text: 'no previous secret: nothing else is accepted' };
     if (this.target.kind === 'local') {
       return {
@@ -220,6 +233,21 @@ export class ConsoleOperations {
           'verified with the previous secret.',
       };
     }
+    const used = await usedCount();
+    if ('error' in used) return { text: `cannot read PreviousSecretUsed: ${used.error}` };
+    const { count } = used;
+    // The metric has the service dimension only: it counts every provider's deliveries together.
+    return {
+      count,
+      text:
+        count === 0
+          ? 'not used in the last 24 h by any provider (PreviousSecretUsed is 0): safe to rotate again'
+          : `${count} deliveries in the last 24 h verified with a previous secret (PreviousSecretUsed, all providers together; the verify log's secretIndex names which)`,
+    };
+  }
+
+  /** The last 24 hours' PreviousSecretUsed on the stack, from CloudWatch. */
+  private async previousUseCount(): Promise<{ count: number } | { error: string }> {
     const { createCloudWatchClient } = await import('../../lambdas/adapters/clients');
     const { CloudWatchMetrics } = await import('../../lambdas/adapters/cloudwatch-metrics');
     const client = createCloudWatchClient({ region: this.target.region });
@@ -232,16 +260,9 @@ export class ConsoleOperations {
         sinceMs: untilMs - DAY_MS,
         untilMs,
       });
-      // The metric has the service dimension only: it counts every provider's deliveries together.
-      return {
-        count,
-        text:
-          count === 0
-            ? 'not used in the last 24 h by any provider (PreviousSecretUsed is 0): safe to rotate again'
-            : `${count} deliveries in the last 24 h verified with a previous secret (PreviousSecretUsed, all providers together; the verify log's secretIndex names which)`,
-      };
+      return { count };
     } catch (error) {
-      return { text: `cannot read PreviousSecretUsed: ${describeError(error)}` };
+      return { error: describeError(error) };
     } finally {
       client.destroy();
     }

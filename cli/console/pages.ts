@@ -44,6 +44,11 @@ export interface DeliveriesForm {
   cursor?: string;
 }
 
+/** The search as it is looked up: trimmed, without the ellipsis a shortened key is shown with. */
+function searched(form: DeliveriesForm): string {
+  return (form.q ?? '').trim().replace(/…$/, '');
+}
+
 function select(
   name: string,
   label: string,
@@ -109,8 +114,8 @@ ${table(
   ['Received (UTC)', 'Provider', 'Event', 'Status', 'Failed attempts', 'Last error', 'Dedup key'],
   rows,
   // A search shorter than a prefix may be (6) matched only a whole key or a delivery id: say so.
-  form.q && form.q.trim().replace(/…$/, '').length < MIN_PREFIX
-    ? `No deliveries match. A key prefix needs at least ${MIN_PREFIX} characters; this search has ${esc(form.q.trim().length)}.`
+  searched(form).length > 0 && searched(form).length < MIN_PREFIX
+    ? `No deliveries match. A key prefix needs at least ${MIN_PREFIX} characters; this search has ${esc(searched(form).length)}.`
     : 'No deliveries match.',
   ' id="deliveries"',
 )}

@@ -4,7 +4,8 @@
 import pc from 'picocolors';
 import type { TargetOptions } from '../options';
 import { CliError, print } from '../output';
-import { replayer, revealPayload } from './archive';
+import { archivedPayload } from '../replay';
+import { replayer } from './archive';
 import { ConsoleOperations } from './operations';
 import { newToken } from './security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from './server';
@@ -29,7 +30,7 @@ export async function runConsole(options: ConsoleCommandOptions): Promise<Runnin
   const backend: ConsoleBackend = Object.assign(operations, {
     reveal: async (provider: string, key: string) => {
       const record = await operations.deliveries.get(provider, key);
-      return record ? revealPayload(target, record) : undefined;
+      return record ? archivedPayload(target, record) : undefined;
     },
     replay: replayer(target),
   });

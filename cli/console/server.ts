@@ -3,6 +3,7 @@
 // mutations call ConsoleOperations, the same adapters the CLI commands use.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InvalidCursorError } from '../../lambdas/adapters/dynamo-inbox-listing';
 import { INBOX_STATUSES, type InboxStatus } from '../../lambdas/core/inbox';
 import { describeError, UsageError } from '../output';
 import { CLIENT_SCRIPT, STYLES } from './assets';
@@ -325,9 +326,10 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       if (found.mutation) context.body = await readBody(request);
       await found.handle(context);
     } catch (error) {
-      const status = error instanceof HttpError ? error.status : error instanceof UsageError ? 400 : 500;
-      const message =
-        error instanceof HttpError || error instanceof UsageError ? error.message : describeError(error);
+      // A tampered or foreign cursor is the request's fault, as `deliveries list --cursor` says (exit 2).
+      const badInput = error instanceof UsageError || error instanceof InvalidCursorError;
+      const status = error instanceof HttpError ? error.status : badInput ? 400 : 500;
+      const message = error instanceof HttpError || badInput ? error.message : describeError(error);
       if (response.headersSent) {
         response.end();
       } else if (found?.api) {

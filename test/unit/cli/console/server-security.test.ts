@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupDeadLetters } from '../../../../cli/console/operations';
 import { newToken, sameToken } from '../../../../cli/console/security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from '../../../../cli/console/server';
+import { InvalidCursorError } from '../../../../lambdas/adapters/dynamo-inbox-listing';
 import type { InboxRecord } from '../../../../lambdas/core/inbox';
 
 const deadLetter: InboxRecord = {
@@ -32,7 +33,10 @@ function fakeBackend(calls: string[]): ConsoleBackend {
     config: { providers: { mobazha: {} } },
     dlqName: 'webhook-inbox-dlq',
     deliveries: {
-      page: async () => ({ records: [deadLetter] }),
+      page: async (query: { cursor?: string }) => {
+        if (query.cursor === 'tampered') throw new InvalidCursorError('not a cursor of this listing');
+        return { records: [deadLetter] };
+      },
       get: async () => deadLetter,
     },
     dlqCounts: async () => ({ visible: 1, inFlight: 0, delayed: 0 }),
@@ -173,6 +177,13 @@ describe('the console server', () => {
     const byHeader = await call(server.port, path, { headers: { 'x-console-token': token } });
     expect(byHeader.status).toBe(200);
     expect(JSON.parse(byHeader.body)).toMatchObject({ bytes: 20 });
+  });
+
+  it('answers a tampered cursor 400, as the CLI refuses it, not 500', async () => {
+    const answer = await call(server.port, '/deliveries?cursor=tampered', {
+      headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
+    });
+    expect(answer.status).toBe(400);
   });
 
   it('refuses another Host (DNS rebinding) even with the token, and accepts localhost', async () => {
