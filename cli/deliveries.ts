@@ -1,19 +1,27 @@
 // `webhook-inbox deliveries list|show`: what the inbox table says about deliveries: status, attempts,
 // last error, times, queue message id.
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import pc from 'picocolors';
 import { attemptEntries } from '../lambdas/core/attempt-log';
 import { FORWARD_ATTRIBUTE_PREFIX, forwardStatesOf } from '../lambdas/core/destinations/forward-state';
 import type { InboxRecord } from '../lambdas/core/inbox';
 import { INBOX_STATUSES } from '../lambdas/core/inbox';
-import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
+import {
+  addJsonOption,
+  addTargetOptions,
+  checkWindow,
+  duration,
+  inboxStatusOption,
+  integer,
+  type JsonOption,
+  type TargetOptions,
+} from './options';
 import {
   CliError,
   dash,
   details,
   formatTime,
   inboxStatus,
-  parseDuration,
   print,
   printJson,
   table,
@@ -34,17 +42,6 @@ interface ListOptions extends TargetOptions, JsonOption {
   limit: number;
   cursor?: string;
   scan?: boolean;
-}
-
-function status(value: string): string {
-  if (!STATUSES.includes(value)) throw new InvalidArgumentError(`must be one of ${STATUSES.join(', ')}`);
-  return value;
-}
-
-function duration(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new InvalidArgumentError('a duration such as 30s, 15m, 2h or 7d');
-  return ms;
 }
 
 /**
@@ -136,7 +133,7 @@ export function registerDeliveries(program: Command): void {
     .command('list')
     .description('the newest deliveries, optionally filtered')
     .option('--provider <id>', 'only this provider')
-    .option('--status <status>', `only this status: ${STATUSES.join(', ')}`, status)
+    .option('--status <status>', `only this status: ${STATUSES.join(', ')}`, inboxStatusOption)
     .option('--since <duration>', 'only received within this long, e.g. 15m, 2h, 7d', duration)
     .option('--until <duration>', 'only received at least this long ago, e.g. 1h', duration)
     .option('--limit <n>', 'at most this many', integer(1, 10_000), 50)
@@ -218,6 +215,11 @@ async function openInbox(options: TargetOptions, provider?: string) {
 }
 
 async function runList(options: ListOptions): Promise<number> {
+  // Durations ago: --since 1h --until 2h is a window that ends before it starts.
+  checkWindow(
+    options.since === undefined ? undefined : -options.since,
+    options.until === undefined ? undefined : -options.until,
+  );
   const { target, inbox } = await openInbox(options, options.provider);
   try {
     const { InvalidCursorError } = await import('../lambdas/adapters/dynamo-inbox-listing');

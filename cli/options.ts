@@ -1,5 +1,7 @@
 // Options several subcommands share: where to act (the local instance or a deployed stack) and --json.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { INBOX_STATUSES, type InboxStatus } from '../lambdas/core/inbox';
+import { parseDuration, UsageError } from './output';
 
 export interface TargetOptions {
   stack?: string;
@@ -60,4 +62,25 @@ export function httpUrl(value: string): string {
     throw new InvalidArgumentError(`not an http(s) URL: ${value}`);
   }
   return value;
+}
+
+/** A commander parser for a duration such as `30s`, `15m`, `2h` or `7d`, as milliseconds. */
+export function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) throw new InvalidArgumentError('a duration such as 30s, 15m, 2h or 7d');
+  return ms;
+}
+
+/** A commander parser for an inbox status (`--status`). */
+export function inboxStatusOption(value: string): InboxStatus {
+  if (!(INBOX_STATUSES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`must be one of ${INBOX_STATUSES.join(', ')}`);
+  return value as InboxStatus;
+}
+
+/** A time window whose end comes before its start can match nothing: say so rather than list nothing. */
+export function checkWindow(sinceMs: number | undefined, untilMs: number | undefined): void {
+  if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) {
+    throw new UsageError('--until is before --since: the window is empty (--since is the older end)');
+  }
 }

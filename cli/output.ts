@@ -73,7 +73,6 @@ export function print(text = ''): void {
 /** Borders around the table and under the head, none between rows. */
 const NO_ROW_LINES = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
-/** A bordered table; `head` is printed bold. Cells are strings already (colour them before). */
 /**
  * Text from a payload, made safe to print on a terminal: control characters other than newline and tab
  * (C0, DEL and C1, which include ESC and CSI) are shown as `\xNN` / `\u00NN` escapes, so a sender's bytes
@@ -98,6 +97,7 @@ export function shellWord(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** A bordered table; `head` is printed bold. Cells are strings already (colour them before). */
 export function table(head: string[], rows: string[][]): string {
   const t = new Table({
     head: head.map((h) => pc.bold(h)),

@@ -1,10 +1,18 @@
 // `webhook-inbox deliveries replay`: one archived delivery, or a filtered set, sent through the processor
 // again (cli/replay.ts does the work). A refusal exits 3 (EXIT.refused), so a script can tell "not now"
 // from a failure.
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import pc from 'picocolors';
 import { INBOX_STATUSES, type InboxStatus } from '../lambdas/core/inbox';
-import { addJsonOption, addTargetOptions, integer, type JsonOption, type TargetOptions } from './options';
+import {
+  addJsonOption,
+  addTargetOptions,
+  checkWindow,
+  inboxStatusOption,
+  integer,
+  type JsonOption,
+  type TargetOptions,
+} from './options';
 import { EXIT, inboxStatus, parseDuration, print, printJson, table, truncate, UsageError } from './output';
 import { progressBar } from './progress-bar';
 import type { ReplayOutcome, ReplaySummary } from './replay';
@@ -16,12 +24,6 @@ interface ReplayOptions extends TargetOptions, JsonOption {
   until?: string;
   dryRun?: boolean;
   maxPerSecond?: number;
-}
-
-function status(value: string): InboxStatus {
-  if (!(INBOX_STATUSES as readonly string[]).includes(value))
-    throw new InvalidArgumentError(`must be one of ${INBOX_STATUSES.join(', ')}`);
-  return value as InboxStatus;
 }
 
 /** `2h` (that long ago) or an ISO time, as epoch milliseconds. */
@@ -40,7 +42,11 @@ export function registerReplay(deliveries: Command): void {
     .argument('[provider]', 'provider id (one delivery)')
     .argument('[dedupKey]', 'its dedup key (one delivery)')
     .option('--provider <id>', 'a filtered set: only this provider')
-    .option('--status <status>', `a filtered set: only this status (${INBOX_STATUSES.join(', ')})`, status)
+    .option(
+      '--status <status>',
+      `a filtered set: only this status (${INBOX_STATUSES.join(', ')})`,
+      inboxStatusOption,
+    )
     .option('--since <when>', 'a filtered set: received since (2h, 7d, or an ISO time)')
     .option('--until <when>', 'a filtered set: received before (as --since)')
     .option('--dry-run', 'say what would be replayed; change nothing')
@@ -85,6 +91,7 @@ async function runReplay(
         sinceMs: pointInTime(options.since as string, nowMs, '--since'),
         ...(options.until === undefined ? {} : { untilMs: pointInTime(options.until, nowMs, '--until') }),
       };
+  if (filter) checkWindow(filter.sinceMs, filter.untilMs);
   const { loadProject, providerOf } = await import('./context');
   const project = await loadProject();
   const named = single ? provider : options.provider;

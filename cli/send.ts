@@ -1,11 +1,12 @@
 // `webhook-inbox send <provider>`: one delivery signed exactly as the provider signs it, posted to the
 // inbox; prints the answer and the dedup key the inbox files it under.
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { ResolvedProvider } from '../config';
 import {
   addJsonOption,
   addTargetOptions,
+  duration,
   httpUrl,
   integer,
   type JsonOption,
@@ -28,12 +29,6 @@ interface SendOptions extends TargetOptions, JsonOption {
 }
 
 const DEFAULT_WAIT = '60s';
-
-function duration(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === undefined) throw new InvalidArgumentError('a duration such as 30s, 2m');
-  return ms;
-}
 
 export function registerSend(program: Command): void {
   const command = program

@@ -61,6 +61,17 @@ describe.concurrent('webhook-inbox usage', { timeout: CLI_TIMEOUT_MS }, () => {
     }
   });
 
+  it('refuses a time window that ends before it starts with exit 2, for the listing and the replay', async () => {
+    const [list, replay] = await Promise.all([
+      runCli(project.dir, ['deliveries', 'list', '--since', '1h', '--until', '2h']),
+      runCli(project.dir, ['deliveries', 'replay', '--since', '1h', '--until', '2h']),
+    ]);
+    for (const result of [list, replay]) {
+      expect(result.code, result.stderr).toBe(2);
+      expect(oneLineError(result)).toMatch(/--until is before --since/);
+    }
+  });
+
   it('refuses to purge the DLQ without --yes, with exit 2', async () => {
     const result = await runCli(project.dir, ['dlq', 'purge']);
     expect(result.code).toBe(2);
