@@ -744,7 +744,7 @@ async function measureForwarding(
     resources,
     { verify: quiet, process: quiet },
     undefined,
-    new SqsForwardQueues(env.clients.sqs, { [id]: queue.queueUrl }),
+    new SqsForwardQueues(env.clients.sqs, { [id]: queue }),
   );
   const history = new DynamoForwardLog(env.clients.dynamodb, resources.tableName);
   const payloads = new S3PayloadReader(env.clients.s3, resources.bucketName);
@@ -766,7 +766,7 @@ async function measureForwarding(
       intake: pollerIntake,
       payloads,
       messagesFor: () => new SqsMessageControl(env.clients.sqs, queue.queueUrl),
-      queues: new SqsForwardQueues(env.clients.sqs, { [id]: queue.queueUrl }),
+      queues: new SqsForwardQueues(env.clients.sqs, { [id]: queue }),
       clock: systemClock,
       ...telemetry,
     });

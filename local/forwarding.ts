@@ -18,8 +18,7 @@ import { DynamoForwardLog } from '../lambdas/adapters/dynamo-forward-log';
 import { pollerIntake } from '../lambdas/adapters/lambda-destination-intake';
 import { LocalFileSecretSource } from '../lambdas/adapters/local-secrets';
 import { S3PayloadReader } from '../lambdas/adapters/s3-payloads';
-import { SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
-import { SqsMessageControl } from '../lambdas/adapters/sqs-message-control';
+import { messageControls, SqsForwardQueues } from '../lambdas/adapters/sqs-forward-queues';
 import { SqsQueueOps } from '../lambdas/adapters/sqs-queue-ops';
 import { localDestinationSecretKey } from '../lambdas/core/destinations/forward-state';
 import type { DestinationSenders } from '../lambdas/core/destinations/ports';
@@ -115,9 +114,6 @@ export interface LocalForwarding {
 export function startForwarding(options: LocalForwardingOptions): LocalForwarding {
   const { clients, config, destinations } = options;
   const states = new DynamoDestinationStates(clients.dynamodb, options.tableName, { cacheMs: 1_000 });
-  const controls = Object.fromEntries(
-    Object.entries(destinations).map(([id, made]) => [id, new SqsMessageControl(clients.sqs, made.queueUrl)]),
-  );
   const forwarder = forwardLambda({
     config,
     senders: options.senders,
@@ -125,15 +121,8 @@ export function startForwarding(options: LocalForwardingOptions): LocalForwardin
     states,
     intake: pollerIntake,
     payloads: new S3PayloadReader(clients.s3, options.bucketName),
-    messagesFor: (id) => {
-      const control = Object.hasOwn(controls, id) ? controls[id] : undefined;
-      if (!control) throw new Error(`no queue for destination ${id}`);
-      return control;
-    },
-    queues: new SqsForwardQueues(
-      clients.sqs,
-      Object.fromEntries(Object.entries(destinations).map(([id, made]) => [id, made.queueUrl])),
-    ),
+    messagesFor: messageControls(clients.sqs, destinations),
+    queues: new SqsForwardQueues(clients.sqs, destinations),
     clock: systemClock,
     logger: options.logger,
     metrics: noMetrics,

@@ -167,10 +167,7 @@ async function startPipeline(options: LocalInboxOptions, clients: AwsClients, em
     messages: new SqsMessageControl(clients.sqs, resources.queueUrl),
     versions: new DynamoResourceVersions(clients.dynamodb, resources.tableName),
     handlers: options.handlers ?? EVENT_HANDLERS,
-    forwards: new SqsForwardQueues(
-      clients.sqs,
-      Object.fromEntries(Object.entries(destinations).map(([id, made]) => [id, made.queueUrl])),
-    ),
+    forwards: new SqsForwardQueues(clients.sqs, destinations),
     clock: systemClock,
     logger: logs.process,
     metrics: noMetrics,

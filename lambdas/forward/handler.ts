@@ -7,8 +7,7 @@ import { DynamoForwardLog } from '../adapters/dynamo-forward-log';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { LambdaDestinationIntake } from '../adapters/lambda-destination-intake';
 import { S3PayloadReader } from '../adapters/s3-payloads';
-import { SqsForwardQueues } from '../adapters/sqs-forward-queues';
-import { SqsMessageControl } from '../adapters/sqs-message-control';
+import { messageControls, SqsForwardQueues } from '../adapters/sqs-forward-queues';
 import { systemClock } from '../core/ports';
 import { forwardLambda } from './lambda';
 import { destinationSenders } from './senders';
@@ -16,12 +15,6 @@ import { destinationSenders } from './senders';
 const runtime = runtimeFromEnv();
 const clients = createForwardClients();
 const made = runtime.destinations;
-const pick = (field: 'queueUrl' | 'queueArn') =>
-  Object.fromEntries(Object.entries(made).map(([id, resources]) => [id, resources[field]]));
-const queueUrls = pick('queueUrl');
-const messages = new Map(
-  Object.entries(queueUrls).map(([id, url]) => [id, new SqsMessageControl(clients.sqs, url)]),
-);
 
 export const handler = forwardLambda({
   config: runtime.config,
@@ -31,15 +24,11 @@ export const handler = forwardLambda({
   intake: new LambdaDestinationIntake(
     clients.lambda,
     process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'webhook-inbox-forwarder',
-    pick('queueArn'),
+    Object.fromEntries(Object.entries(made).map(([id, resources]) => [id, resources.queueArn])),
   ),
   payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
-  messagesFor: (id) => {
-    const control = messages.get(id);
-    if (!control) throw new Error(`no queue for destination ${id}`);
-    return control;
-  },
-  queues: new SqsForwardQueues(clients.sqs, queueUrls),
+  messagesFor: messageControls(clients.sqs, made),
+  queues: new SqsForwardQueues(clients.sqs, made),
   clock: systemClock,
   ...jsonTelemetry({ service: SERVICE.forward, namespace: METRICS_NAMESPACE }),
 });

@@ -24,10 +24,7 @@ export const handler = processLambda({
   messages: new SqsMessageControl(clients.sqs, runtime.queueUrl),
   versions: new DynamoResourceVersions(clients.dynamodb, runtime.tableName),
   handlers: EVENT_HANDLERS,
-  forwards: new SqsForwardQueues(
-    clients.sqs,
-    Object.fromEntries(Object.entries(runtime.destinations).map(([id, made]) => [id, made.queueUrl])),
-  ),
+  forwards: new SqsForwardQueues(clients.sqs, runtime.destinations),
   clock: systemClock,
   defaultLeaseMs: LAMBDA_DEFAULTS.processorTimeoutSeconds * 1000,
   ...jsonTelemetry({ service: SERVICE.process, namespace: METRICS_NAMESPACE }),
