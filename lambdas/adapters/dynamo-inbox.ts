@@ -21,7 +21,7 @@ import {
   type LeaseRequest,
   OPERATOR_LEASE_MARGIN_MS,
 } from '../core/inbox';
-import type { Inbox, ProcessingSeed } from '../core/ports';
+import type { DeadLetterMark, Inbox, ProcessingSeed } from '../core/ports';
 import { TRANSITION_TIMES } from '../core/replay';
 import { conditionalWrite } from './dependency-call';
 import { DynamoClaims, STATUS_NAME, withSameType } from './dynamo-claims';
@@ -146,9 +146,10 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   ): Promise<LeaseOutcome> {
     // A valid message whose record TTL already deleted is still processed: the update recreates the
     // record from the message's own facts.
+    const receivedAt = new Date(lease.nowMs).toISOString();
     const seedValues: Partial<Record<(typeof SEED_ATTRIBUTES)[number], string | number>> = {
       ...seed,
-      receivedAt: new Date(lease.nowMs).toISOString(),
+      receivedAt,
       attempts: 0,
     };
     const present = SEED_ATTRIBUTES.filter((name) => seedValues[name] !== undefined);
@@ -192,7 +193,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
         ':messageId': lease.messageId,
         ':receiveCount': lease.receiveCount,
         ':listKey': listKeyOf(pk, 'processing'),
-        ':listSort': listSortOf(seedValues.receivedAt as string, pk),
+        ':listSort': listSortOf(receivedAt, pk),
         ...Object.fromEntries(present.map((name) => [`:seed_${name}`, seedValues[name]])),
         ...archive.values,
       },
@@ -289,17 +290,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     });
   }
 
-  async markDeadLettered(
-    pk: string,
-    processingToken: string,
-    mark: {
-      errorCode: string;
-      errorDetail?: string;
-      messageId: string;
-      nowMs: number;
-      receiveCount?: number;
-    },
-  ): Promise<boolean> {
+  async markDeadLettered(pk: string, processingToken: string, mark: DeadLetterMark): Promise<boolean> {
     // Conditioned on our lease, and idempotent under an SDK retry: the token is removed, but the retry's
     // condition then fails and the read finds the record exactly as this update left it. A detail from
     // an earlier failure goes, unless this one has its own.

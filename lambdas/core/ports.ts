@@ -19,6 +19,18 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** What the verify Lambda needs of the inbox: the claim, its release, and a read. */
 export type ClaimStore = Pick<Inbox, 'claim' | 'release' | 'get'>;
 
+/** What the processor's give-up writes on the record (Inbox.markDeadLettered). */
+export interface DeadLetterMark {
+  errorCode: string;
+  /** schema_mismatch's failing fields (core/schema-issues.ts); never a value. */
+  errorDetail?: string;
+  /** The SQS message left to the redrive policy. */
+  messageId: string;
+  nowMs: number;
+  /** Which receive of it this was, for the attempt log. */
+  receiveCount?: number;
+}
+
 export interface Inbox {
   /**
    * One conditional PutItem: succeeds when no record exists, the record has expired (TTL lags), or a
@@ -74,17 +86,7 @@ export interface Inbox {
    * The processor gives the delivery up: `dead-lettered`, with the message it leaves to the redrive policy.
    * Conditioned on our token. False if the lease is not ours.
    */
-  markDeadLettered(
-    pk: string,
-    processingToken: string,
-    mark: {
-      errorCode: string;
-      errorDetail?: string;
-      messageId: string;
-      nowMs: number;
-      receiveCount?: number;
-    },
-  ): Promise<boolean>;
+  markDeadLettered(pk: string, processingToken: string, mark: DeadLetterMark): Promise<boolean>;
   /**
    * Operators: a message moved back from the DLQ is `enqueued` again. Only a record still as the giving-up
    * left it (dead-lettered before `movedSinceMs`, failed, or a lapsed lease): anything the processor did
