@@ -72,6 +72,7 @@ export interface FunctionUrlFrontDoor extends FrontDoor {
 }
 
 const JSON_CONTENT = 'application/json';
+const METHOD_NOT_ALLOWED_BODY = JSON.stringify({ message: 'Method Not Allowed' });
 
 function accessLogGroup(scope: Construct, props: FrontDoorProps): logs.LogGroup {
   return new logs.LogGroup(scope, 'AccessLogs', {
@@ -140,9 +141,8 @@ function accessLogFormat(specific: Record<string, string>): apigw.AccessLogForma
  *   that gateway response is turned into a 404 (no method here uses IAM auth or API keys, so nothing else
  *   can produce it);
  * - other methods on `/webhooks/{provider}`: an `ANY` method with a mock integration answers 405 with
- *   `Allow: POST` (an explicit method beats `ANY`). The mock only has a JSON request template, and a request
- *   whose content type has none gets API Gateway's 415 instead; since the Lambda proxy integration never
- *   produces 415, that gateway response is turned into the same 405.
+ *   `Allow: POST` (an explicit method beats `ANY`); see `methodNotAllowedIntegration` for why it holds for
+ *   every method, body and content type.
  */
 export function createRestFrontDoor(scope: Construct, props: FrontDoorProps): RestFrontDoor {
   const logGroup = accessLogGroup(scope, props);
@@ -187,36 +187,23 @@ export function createRestFrontDoor(scope: Construct, props: FrontDoorProps): Re
     },
   );
 
-  const methodNotAllowedBody = JSON.stringify({ message: 'Method Not Allowed' });
-  providerResource.addMethod(
-    'ANY',
-    new apigw.MockIntegration({
-      requestTemplates: { [JSON_CONTENT]: JSON.stringify({ statusCode: 405 }) },
-      passthroughBehavior: apigw.PassthroughBehavior.WHEN_NO_TEMPLATES,
-      integrationResponses: [
-        {
-          statusCode: '405',
-          responseTemplates: { [JSON_CONTENT]: methodNotAllowedBody },
-          responseParameters: { 'method.response.header.Allow': "'POST'" },
-        },
-      ],
-    }),
-    {
-      authorizationType: apigw.AuthorizationType.NONE,
-      requestValidator: validator,
-      methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }],
-    },
-  );
+  providerResource.addMethod('ANY', methodNotAllowedIntegration(), {
+    authorizationType: apigw.AuthorizationType.NONE,
+    requestValidator: validator,
+    methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }],
+  });
   api.addGatewayResponse('NotFound', {
     type: apigw.ResponseType.MISSING_AUTHENTICATION_TOKEN,
     statusCode: '404',
     templates: { [JSON_CONTENT]: JSON.stringify({ message: 'Not Found' }) },
   });
+  // The mock's 415 for a content type without a request template (methodNotAllowedIntegration). The Lambda
+  // proxy integration on POST never produces 415, so every 415 here is another method, and it becomes 405.
   api.addGatewayResponse('MethodNotAllowed', {
     type: apigw.ResponseType.UNSUPPORTED_MEDIA_TYPE,
     statusCode: '405',
     responseHeaders: { Allow: "'POST'" },
-    templates: { [JSON_CONTENT]: methodNotAllowedBody },
+    templates: { [JSON_CONTENT]: METHOD_NOT_ALLOWED_BODY },
   });
 
   bindPermissionsToAccount(api);
@@ -243,6 +230,40 @@ export function createRestFrontDoor(scope: Construct, props: FrontDoorProps): Re
     metricClientErrors: (o) => stage.metricClientError(o),
     metricLatency: (o) => stage.metricLatency(o),
   };
+}
+
+/**
+ * The mock behind `ANY /webhooks/{provider}`: 405 with `Allow: POST` for GET, PUT, DELETE, PATCH, HEAD and
+ * OPTIONS, with or without a body or a content type. The API lists every media type as binary (so the POST
+ * gets its exact bytes), which makes every request and every answer binary to API Gateway. Case by case:
+ * - Request, any body: a binary payload can only go through a mapping template once it is text, so
+ *   `contentHandling: CONVERT_TO_TEXT` has API Gateway base64-encode it first. Without it, API Gateway
+ *   fails to transform the request and answers 500 (which the 5xx-rate alarm counts).
+ * - Request without a Content-Type (a GET, a HEAD): API Gateway takes it as `application/json`, so the
+ *   JSON template applies and the mock answers 405.
+ * - Request with a JSON Content-Type: the same template, whatever the body (the template never reads it).
+ * - Request with any other Content-Type: no template matches, and `passthroughBehavior: NEVER` refuses it
+ *   with API Gateway's 415 rather than passing the body to the mock; the UNSUPPORTED_MEDIA_TYPE gateway
+ *   response turns that into 405 with `Allow: POST`.
+ * - Answer: for an `Accept` that is a binary media type (here every one is) and no content handling, API
+ *   Gateway would base64-decode the mock's text body, which fails and answers 500; `contentHandling:
+ *   CONVERT_TO_TEXT` on the integration response answers text as UTF-8 whatever the `Accept`. A HEAD gets
+ *   the same status and headers, without the body.
+ */
+function methodNotAllowedIntegration(): apigw.MockIntegration {
+  return new apigw.MockIntegration({
+    requestTemplates: { [JSON_CONTENT]: JSON.stringify({ statusCode: 405 }) },
+    passthroughBehavior: apigw.PassthroughBehavior.NEVER,
+    contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+    integrationResponses: [
+      {
+        statusCode: '405',
+        contentHandling: apigw.ContentHandling.CONVERT_TO_TEXT,
+        responseTemplates: { [JSON_CONTENT]: METHOD_NOT_ALLOWED_BODY },
+        responseParameters: { 'method.response.header.Allow': "'POST'" },
+      },
+    ],
+  });
 }
 
 /**
