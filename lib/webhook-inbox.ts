@@ -18,7 +18,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
@@ -38,6 +38,7 @@ import { ENV } from '../config/runtime';
 import { METRICS_NAMESPACE, outputSuffix, SERVICE } from '../config/telemetry';
 import { ARCHIVE_PREFIX } from '../lambdas/core/archive';
 import { PAYLOADS_PREFIX } from '../lambdas/core/envelope';
+import { createAlarmTopic } from './alarm-topic';
 import { InboxDestinations } from './destinations';
 import {
   createFunctionUrlFrontDoor,
@@ -221,8 +222,11 @@ export interface WebhookInboxProps {
   readonly serverAccessLogsExpiry?: Duration;
 
   /**
-   * An existing SNS topic for alarm notifications.
-   * @default - a new topic, `alarmTopic`
+   * An existing SNS topic for alarm notifications. The construct cannot change its policy: the topic policy
+   * must allow `cloudwatch.amazonaws.com` to `sns:Publish` (an explicit statement is needed once the topic
+   * has any policy of its own), and, if the topic is encrypted with a customer managed key, the key policy
+   * must allow it `kms:Decrypt` and `kms:GenerateDataKey*` (README, Alarms).
+   * @default - a new topic, `alarmTopic`, that this account's CloudWatch alarms may publish to
    */
   readonly alarmTopic?: sns.ITopic;
   /**
@@ -542,14 +546,7 @@ export class WebhookInbox extends Construct {
       Object.keys(config.providers).map((p) => [p, `${frontDoor.url}/${WEBHOOK_RESOURCE}/${p}`]),
     );
 
-    if (props.alarmTopic) {
-      this.alarmTopic = props.alarmTopic;
-    } else {
-      this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
-        displayName: 'webhook-inbox alarms',
-        enforceSSL: true,
-      });
-    }
+    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, 'AlarmTopic');
     if (props.alarmEmail)
       this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     const monitoring = new InboxMonitoring(this, 'Monitoring', {
