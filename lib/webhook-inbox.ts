@@ -715,14 +715,9 @@ export class WebhookInbox extends Construct {
   private grantLeastPrivilege(secretArns: Record<string, string>): void {
     const verify = this.verifyFunction;
     const processor = this.processorFunction;
-    grantOnTable(
-      this.table,
-      verify,
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-    );
+    // The claim is a conditional PutItem, the read that classifies a refused claim a GetItem, a release an
+    // UpdateItem (the record stays; lambdas/adapters/dynamo-claims.ts): the verify Lambda deletes nothing.
+    grantOnTable(this.table, verify, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:GetItem');
     this.queue.grant(verify, 'sqs:SendMessage');
     // Large bodies only: the archive is the processor's, and verify can neither write nor read it.
     verify.addToRolePolicy(
@@ -739,9 +734,10 @@ export class WebhookInbox extends Construct {
     );
 
     grantOnTable(this.table, processor, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-    // The processor never sends to the DLQ: a retry's backoff and a give-up are both a visibility change,
+    // No queue grant here: the SQS event source (added below) grants ReceiveMessage, DeleteMessage,
+    // GetQueueAttributes, GetQueueUrl and ChangeMessageVisibility on the queue, which is all the processor
+    // does with it. It never sends to the DLQ: a retry's backoff and a give-up are both a visibility change,
     // and SQS's redrive policy does the moving (so every DLQ message can be redriven from the console).
-    this.queue.grant(processor, 'sqs:ChangeMessageVisibility');
     processor.addToRolePolicy(
       new iam.PolicyStatement({
         // PutObject: an old payload object is rewritten when read, so a redriven message still finds it;

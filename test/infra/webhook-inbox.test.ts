@@ -469,7 +469,6 @@ describe('least privilege', () => {
   it('gives the verify Lambda exactly its DynamoDB, SQS, S3 and secret actions', () => {
     expect([...(allowedActionsByRole().get(roleOf(SERVICE.verify)) ?? [])].sort()).toEqual(
       [
-        'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
