@@ -1,5 +1,6 @@
 // Wires `webhook-inbox doctor` to a deployed stack: reads its outputs (a stack that cannot be read is one
 // line and exit 1, like every command), builds the ports on real clients, runs the checklist and prints it.
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import pc from 'picocolors';
 import { forwardDestinations } from '../../config';
 import {
@@ -10,10 +11,11 @@ import {
 } from '../../lambdas/adapters/clients';
 import { destinationOutputs, readStackOutputs } from '../../lambdas/adapters/stack-outputs';
 import { listStackResources } from '../../lambdas/adapters/stack-resources';
+import { StackNotFoundError } from '../../lambdas/core/errors';
 import { REQUIRED_OUTPUTS, stackReadFailure, targetFromOutputs } from '../aws';
 import { loadProject } from '../context';
 import { sendTestDelivery } from '../destination-test';
-import { print } from '../output';
+import { CliError, print } from '../output';
 import { PROCESSED_ONCE_TIMING } from '../processed-once';
 import type { Target } from '../target-types';
 import { alarmOps, httpOps, inboxReader, lambdaAccountOps, redriveOps, resourceProbes } from './adapters';
@@ -32,6 +34,23 @@ function unavailable<T extends object>(): T {
   });
 }
 
+/**
+ * A stack that cannot be read, as one line. One that is not in the region says which region was asked:
+ * the usual cause is a deployment to another region than the profile's.
+ */
+async function stackUnreadable(
+  client: CloudFormationClient,
+  stack: string,
+  error: unknown,
+): Promise<CliError> {
+  if (!(error instanceof StackNotFoundError)) return stackReadFailure(stack, error);
+  const region = await client.config.region().catch(() => undefined);
+  return new CliError(
+    `stack ${stack} does not exist in ${region ?? 'this region'}`,
+    'check the stack name, or pass --region where it is deployed and --profile for its account',
+  );
+}
+
 export async function runDoctor(options: DoctorCommandOptions): Promise<number> {
   const { config } = await loadProject();
   // The default credential chain reads AWS_PROFILE; set it before any client exists.
@@ -44,7 +63,7 @@ export async function runDoctor(options: DoctorCommandOptions): Promise<number> 
     try {
       stack = await readStackOutputs(cloudformation, options.stack);
     } catch (error) {
-      throw stackReadFailure(options.stack, error);
+      throw await stackUnreadable(cloudformation, options.stack, error);
     }
     const { region, outputs } = stack;
     const missingOutputs = [

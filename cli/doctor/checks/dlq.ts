@@ -11,7 +11,7 @@ import { OUTPUTS } from './outputs';
 export const DLQ_POLICY = 'dlq:policy';
 export const DLQ_MOVE = 'dlq:move';
 const POLICY_TITLE = "the DLQ's redrive allow policy names the main queue";
-const MOVE_TITLE = 'the CLI can start a DLQ move task';
+const MOVE_TITLE = 'the CLI can list DLQ move tasks (the dry check for starting one)';
 const REDEPLOY =
   'redeploy with `npx cdk deploy` (the stack sets both policies), or fix them in the SQS console';
 
