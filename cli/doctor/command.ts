@@ -40,7 +40,7 @@ Checks, in order (an item whose prerequisite did not pass is "cannot check", nam
   processed        it reaches processed, once (waits up to 20 s)
   method           a GET on the same URL gets 405
   alarm            one alarm set to ALARM (or OK) notifies its SNS topic, then is   writes: alarm state,
-                   put back                                                         one notification
+                   put back                                                         two notifications
   dlq:policy       the DLQ's redrive allow policy names the main queue
   dlq:move         the CLI can list DLQ move tasks (SQS has no dry run for the start itself)
   destination-*    each destination answers its signed test, and an SQS or          writes: one test
