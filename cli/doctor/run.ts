@@ -30,7 +30,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Rejects every call: the ports of a stack whose outputs are missing (their checks never call them). */
 function unavailable<T extends object>(): T {
   return new Proxy({} as T, {
-    get: () => () => Promise.reject(new Error("the stack's outputs are missing")),
+    // Not a thenable: `then` stays undefined, so awaiting the object itself cannot hang.
+    get: (_target, key) =>
+      key === 'then' ? undefined : () => Promise.reject(new Error("the stack's outputs are missing")),
   });
 }
 
