@@ -12,7 +12,8 @@ import { WebhookInboxError } from '../lambdas/core/errors';
 import { CliError, describeError } from './output';
 import type { SecretStore, Target } from './target-types';
 
-const REQUIRED = [
+/** The outputs every command needs; `doctor` reports the ones a stack lacks. */
+export const REQUIRED_OUTPUTS = [
   STACK_OUTPUTS.apiUrl,
   STACK_OUTPUTS.queueUrl,
   STACK_OUTPUTS.queueArn,
@@ -66,7 +67,16 @@ export async function awsTarget(
   } finally {
     cloudformation.destroy();
   }
-  const missing = REQUIRED.filter((name) => !outputs[name]);
+  return targetFromOutputs(options, config, { region, outputs });
+}
+
+/** The Target of a stack whose outputs are read already; throws CliError naming the outputs it lacks. */
+export function targetFromOutputs(
+  options: { stack: string },
+  config: Config,
+  { region, outputs }: { region: string; outputs: Record<string, string> },
+): Target {
+  const missing = REQUIRED_OUTPUTS.filter((name) => !outputs[name]);
   if (missing.length > 0) {
     throw new CliError(
       `stack ${options.stack} (${region}) lacks the output${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,

@@ -9,6 +9,7 @@ import { version } from '../package.json';
 import { registerDeliveries } from './deliveries';
 import { registerDestinations } from './destinations';
 import { registerDlq } from './dlq';
+import { registerDoctor } from './doctor/command';
 import { registerEndpoints } from './endpoints';
 import { addTargetOptions, type TargetOptions } from './options';
 import { EXIT, reportError } from './output';
@@ -71,6 +72,7 @@ export function buildProgram(): Command {
   registerDestinations(program);
   registerSecrets(program);
   registerEndpoints(program);
+  registerDoctor(program);
 
   program.addHelpText(
     'after',
@@ -80,6 +82,7 @@ Start here:
   $ webhook-inbox send github --event push     # a signed sample delivery
   $ webhook-inbox selftest github              # the verification drill
   $ webhook-inbox deliveries list              # what the inbox recorded
+  $ webhook-inbox doctor --stack my-inbox      # after \`cdk deploy\`: does the stack work?
   $ webhook-inbox endpoints --stack my-inbox   # URLs to register after deploying
 
 \`webhook-inbox <command> --help\` describes each command; every listing takes --json.`,

@@ -1,0 +1,104 @@
+// Each forward destination: its signed test event (what `destinations test` sends, judged by the
+// forwarder's rules) is delivered, and an SQS or EventBridge target is in a region the forwarder reaches.
+import { type ForwardDestination, forwardDestinations } from '../../../config';
+import { describeError } from '../../output';
+import { isAccessDenied } from '../access-denied';
+import { blockedBy, type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
+import type { DoctorContext } from '../ports';
+import { OUTPUTS } from './outputs';
+
+/** The region field of an ARN (`arn:partition:service:region:account:resource`), if it has one. */
+export function regionOfArn(arn: string): string | undefined {
+  const region = arn.split(':')[3];
+  return region ? region : undefined;
+}
+
+/** The ARN an SQS or EventBridge destination sends to: its queue, or its bus (the config's or the stack's). */
+function targetArn(ctx: DoctorContext, destination: ForwardDestination): string | undefined {
+  if (destination.type === 'sqs') return destination.queueArn;
+  if (destination.type === 'eventbridge')
+    return destination.busArn ?? ctx.target?.destinations[destination.id]?.busArn;
+  return undefined;
+}
+
+/**
+ * The forwarder's SQS and EventBridge clients are made for the stack's own region, and SigV4 signs each
+ * request for that region: a queue or a bus in another region refuses them.
+ */
+export function unreachableRegion(targetRegion: string | undefined, stackRegion: string): boolean {
+  return targetRegion !== undefined && targetRegion !== stackRegion;
+}
+
+export async function checkDestinations(
+  ctx: DoctorContext,
+  done: readonly CheckResult[],
+): Promise<CheckResult[]> {
+  const blocked = blockedBy(done, [OUTPUTS]);
+  const results: CheckResult[] = [];
+  for (const destination of forwardDestinations(ctx.config)) {
+    const arn = targetArn(ctx, destination);
+    if (arn !== undefined) results.push(regionResult(ctx, destination, arn));
+    results.push(await testResult(ctx, destination, blocked));
+  }
+  return results;
+}
+
+function regionResult(ctx: DoctorContext, destination: ForwardDestination, arn: string): CheckResult {
+  const id = `destination-region:${destination.id}`;
+  const title = `${destination.id}: its ${destination.type === 'sqs' ? 'queue' : 'bus'} is in a region the forwarder reaches`;
+  const region = regionOfArn(arn);
+  if (unreachableRegion(region, ctx.stack.region)) {
+    return fail(
+      id,
+      title,
+      `${arn} is in ${region}; the forwarder sends from ${ctx.stack.region}`,
+      `use a ${destination.type === 'sqs' ? 'queue' : 'bus'} in ${ctx.stack.region} (for EventBridge, a rule on a bus there can target a bus in ${region})`,
+    );
+  }
+  return pass(id, title, `${region ?? 'no region in the ARN'} (the stack's: ${ctx.stack.region})`);
+}
+
+async function testResult(
+  ctx: DoctorContext,
+  destination: ForwardDestination,
+  blocked: string | undefined,
+): Promise<CheckResult> {
+  const id = `destination-test:${destination.id}`;
+  const title = `${destination.id}: answers its signed test`;
+  if (!ctx.options.delivery) return skipped(id, title, '--no-delivery');
+  if (blocked !== undefined) return cannotCheck(id, title, blocked);
+  if (ctx.target?.destinations[destination.id] === undefined) {
+    return fail(id, title, 'the stack has no resources for it', 'deploy this cdk.json with `npx cdk deploy`');
+  }
+  const wrote = `one test event (type webhook-inbox.test) sent to ${destination.id}`;
+  try {
+    const outcome = await ctx.testDestination(destination);
+    const answer =
+      outcome.status === undefined
+        ? (outcome.code ?? '')
+        : `${outcome.status}${outcome.code ? ` ${outcome.code}` : ''}`;
+    if (outcome.verdict === 'delivered')
+      return pass(id, title, `delivered${answer ? ` (${answer})` : ''}`, { wrote });
+    return fail(
+      id,
+      title,
+      `${answer}: ${outcome.meaning}`,
+      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\` and the README's "A destination is failing, or disabled"`,
+      { wrote },
+    );
+  } catch (error) {
+    if (isAccessDenied(error)) {
+      return cannotCheck(
+        id,
+        title,
+        `this machine's credentials may not send to it (the forwarder's role may): ${describeError(error)}`,
+      );
+    }
+    return fail(
+      id,
+      title,
+      describeError(error),
+      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\``,
+    );
+  }
+}

@@ -1,0 +1,106 @@
+// `webhook-inbox doctor` given a stack it cannot read: the real command in a child process, with no AWS
+// credentials and no network. CloudFormation is a small local fake (AWS_ENDPOINT_URL_CLOUDFORMATION) where
+// a test needs an answer from it. Each mistake is one line on stderr with its exit code, never a stack.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, CLI_TIMEOUT_MS, type CliResult, makeProject, oneLineError } from './helpers';
+
+const project = makeProject();
+const home = mkdtempSync(join(tmpdir(), 'webhook-inbox-home-'));
+let cloudformation: Server;
+let cloudformationUrl: string;
+
+/** DescribeStacks for a stack the region does not have, as CloudFormation answers it (query protocol). */
+beforeAll(async () => {
+  cloudformation = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(400, { 'content-type': 'text/xml' });
+      response.end(
+        '<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>' +
+          '<Code>ValidationError</Code><Message>Stack with id nope does not exist</Message></Error>' +
+          '<RequestId>4af14eec-350e-11e4-b260-EXAMPLE</RequestId></ErrorResponse>',
+      );
+    });
+  });
+  await new Promise<void>((resolve) => cloudformation.listen(0, '127.0.0.1', resolve));
+  cloudformationUrl = `http://127.0.0.1:${(cloudformation.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => cloudformation.close(resolve));
+  project.remove();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** The environment of a machine with no AWS credentials, config or instance metadata anywhere. */
+function bareEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', HOME: home, ...extra };
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('AWS_') && !(name in extra)) delete env[name];
+  }
+  delete env.INIT_CWD;
+  env.AWS_EC2_METADATA_DISABLED = 'true';
+  env.AWS_CONFIG_FILE = join(home, 'no-config');
+  env.AWS_SHARED_CREDENTIALS_FILE = join(home, 'no-credentials');
+  return env;
+}
+
+function doctor(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'doctor', ...args], {
+      cwd: project.dir,
+      env: bareEnv(extra),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('webhook-inbox doctor', { timeout: CLI_TIMEOUT_MS }, () => {
+  it("without credentials: the SDK's credential error as one line, exit 1", async () => {
+    const result = await doctor(['--stack', 'nope'], { AWS_REGION: 'eu-west-1' });
+    expect(result.code).toBe(1);
+    const line = oneLineError(result);
+    expect(line).toMatch(/^webhook-inbox: cannot read stack nope: .*credentials/i);
+    expect(line).toContain('check your AWS credentials');
+  });
+
+  it('without a region: one line that says to pass --region, exit 1', async () => {
+    const result = await doctor(['--stack', 'nope']);
+    expect(result.code).toBe(1);
+    expect(oneLineError(result)).toContain('pass --region');
+  });
+
+  it('a stack the region does not have: one line naming the region, exit 1', async () => {
+    const result = await doctor(['--stack', 'nope', '--region', 'eu-west-1'], {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: cloudformationUrl,
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    });
+    expect(result.code).toBe(1);
+    expect(oneLineError(result)).toBe(
+      'webhook-inbox: stack nope does not exist in eu-west-1 (check the stack name, or pass --region where it is deployed and --profile for its account)',
+    );
+  });
+
+  it('without --stack: a usage error, exit 2', async () => {
+    const result = await doctor([]);
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toContain("required option '--stack <name>' not specified");
+  });
+});

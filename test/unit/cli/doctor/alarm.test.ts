@@ -1,0 +1,139 @@
+// The alarm item against a fake CloudWatch: it sets one alarm to the state whose actions publish to the
+// topic, reads the history for that action's outcome, and always puts the alarm back; a denied call is
+// "cannot check", never a failure of the inbox.
+import { describe, expect, it } from 'vitest';
+import { actionOutcome, checkAlarm, chooseDrill } from '../../../../cli/doctor/checks/alarm';
+import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, TOPIC } from './fake-context';
+
+const NAME = 'WebhookInbox-DeadLetters-X';
+
+function setup(options: { state?: 'OK' | 'ALARM' | 'INSUFFICIENT_DATA' } = {}) {
+  const cloudwatch = new FakeCloudWatch([okAlarm(NAME, options.state)]);
+  return { cloudwatch, ctx: fakeContext({ alarms: cloudwatch }) };
+}
+
+describe('checkAlarm', () => {
+  it('passes when the SNS action succeeded, and puts the alarm back to OK', async () => {
+    const { cloudwatch, ctx } = setup();
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ id: 'alarm', status: 'pass' });
+    expect(result?.detail).toContain(TOPIC);
+    expect(result?.wrote).toContain(`set alarm ${NAME} to ALARM`);
+    expect(cloudwatch.setCalls).toEqual([
+      { name: NAME, state: 'ALARM' },
+      { name: NAME, state: 'OK' },
+    ]);
+  });
+
+  it("fails with the topic policy's fix when the SNS action failed, and still puts the alarm back", async () => {
+    const { cloudwatch, ctx } = setup();
+    cloudwatch.publish = 'Failed';
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'fail' });
+    expect(result?.detail).toContain('KMS key is not accessible');
+    expect(result?.fix).toContain('cloudwatch.amazonaws.com');
+    expect(cloudwatch.setCalls.at(-1)).toEqual({ name: NAME, state: 'OK' });
+  });
+
+  it('puts back the state the alarm was in: INSUFFICIENT_DATA stays INSUFFICIENT_DATA', async () => {
+    const { cloudwatch, ctx } = setup({ state: 'INSUFFICIENT_DATA' });
+    await checkAlarm(ctx);
+    expect(cloudwatch.setCalls).toEqual([
+      { name: NAME, state: 'ALARM' },
+      { name: NAME, state: 'INSUFFICIENT_DATA' },
+    ]);
+  });
+
+  it('cannot check, rather than fail, when SetAlarmState is denied; nothing was written', async () => {
+    const { cloudwatch, ctx } = setup();
+    cloudwatch.failSet = accessDenied();
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'cannot-check' });
+    expect(result?.detail).toContain('cloudwatch:SetAlarmState');
+    expect(result?.wrote).toBeUndefined();
+  });
+
+  it('puts the alarm back even when reading its history is denied, and says it cannot check', async () => {
+    const { cloudwatch, ctx } = setup();
+    cloudwatch.failHistory = accessDenied();
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'cannot-check' });
+    expect(result?.detail).toContain('cloudwatch:DescribeAlarmHistory');
+    expect(cloudwatch.setCalls.at(-1)).toEqual({ name: NAME, state: 'OK' });
+  });
+
+  it('cannot check when CloudWatch records no action within the wait, and puts the alarm back', async () => {
+    const { cloudwatch, ctx } = setup();
+    cloudwatch.publish = 'none';
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'cannot-check' });
+    expect(result?.detail).toContain('recorded no action');
+    expect(cloudwatch.setCalls.at(-1)).toEqual({ name: NAME, state: 'OK' });
+  });
+
+  it('says when it could not put the alarm back', async () => {
+    const { cloudwatch, ctx } = setup();
+    const setState = cloudwatch.setState.bind(cloudwatch);
+    let calls = 0;
+    cloudwatch.setState = async (name, state) => {
+      if (++calls > 1) throw new Error('Rate exceeded');
+      return setState(name, state);
+    };
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'pass' });
+    expect(result?.wrote).toContain('could not put it back (Rate exceeded)');
+  });
+
+  it('is skipped with --skip-alarm, setting nothing', async () => {
+    const { cloudwatch, ctx } = setup();
+    const [result] = await checkAlarm({ ...ctx, options: { delivery: true, alarm: false } });
+    expect(result).toMatchObject({ status: 'skipped', detail: 'not checked (skipped: --skip-alarm)' });
+    expect(cloudwatch.setCalls).toEqual([]);
+  });
+
+  it("cannot check when the stack's resources cannot be listed", async () => {
+    const { ctx } = setup();
+    const [result] = await checkAlarm({ ...ctx, resources: () => Promise.reject(accessDenied()) });
+    expect(result).toMatchObject({ status: 'cannot-check' });
+  });
+});
+
+describe('chooseDrill', () => {
+  it('sets an alarm that is not in ALARM to ALARM', () => {
+    expect(chooseDrill([okAlarm('a', 'ALARM'), okAlarm('b', 'OK')])).toEqual({
+      alarm: 'b',
+      to: 'ALARM',
+      from: 'OK',
+      topic: TOPIC,
+    });
+  });
+
+  it('sets an alarm in ALARM to OK when every alarm is in ALARM', () => {
+    expect(chooseDrill([okAlarm('a', 'ALARM')])).toMatchObject({ alarm: 'a', to: 'OK', from: 'ALARM' });
+  });
+
+  it('takes no alarm whose actions are disabled or that notifies no SNS topic', () => {
+    expect(chooseDrill([{ ...okAlarm('a'), actionsEnabled: false }])).toBeUndefined();
+    expect(chooseDrill([{ ...okAlarm('a'), alarmActions: ['arn:aws:lambda:x'] }])).toBeUndefined();
+  });
+});
+
+describe('actionOutcome', () => {
+  it('reads the summary when HistoryData is not JSON', () => {
+    expect(
+      actionOutcome([{ timestampMs: 0, summary: `Failed to execute action ${TOPIC}`, data: '' }], TOPIC),
+    ).toEqual({
+      ok: false,
+      error: `Failed to execute action ${TOPIC}`,
+    });
+  });
+
+  it("ignores another topic's action", () => {
+    expect(
+      actionOutcome(
+        [{ timestampMs: 0, summary: 'Successfully executed action arn:aws:sns:x:1:other', data: '' }],
+        TOPIC,
+      ),
+    ).toBeUndefined();
+  });
+});
