@@ -398,7 +398,10 @@ async function describeAndShadow(
           }),
     }),
   );
-  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: shadowName });
+  await waitUntilTableExists(
+    { client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 },
+    { TableName: shadowName },
+  );
   return { pkName, projections, indexKeyNames: [...indexKeyNames] };
 }
 
