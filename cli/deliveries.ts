@@ -258,6 +258,7 @@ async function runList(options: ListOptions): Promise<number> {
       printJson(records.map(publicRecord));
       // stdout stays the array scripts already read; the next page's cursor goes to stderr.
       if (page.cursor !== undefined) process.stderr.write(`more: --cursor ${page.cursor}\n`);
+      if (page.note !== undefined) process.stderr.write(`note: ${page.note}\n`);
       return 0;
     }
     if (records.length === 0) {
