@@ -124,6 +124,20 @@ function payloadText(body: Buffer): string {
   }
 }
 
+/** The lines under a `deliveries list` table: how many, where the details are, the next page, the index's lag. */
+export function listFooter(
+  page: { cursor?: string; note?: string },
+  count: number,
+  description: string,
+): string[] {
+  return [
+    `${count} deliver${count === 1 ? 'y' : 'ies'}, newest first (${description}). ` +
+      'Details: webhook-inbox deliveries show <provider> <dedup key or prefix>',
+    ...(page.cursor ? [`More: the same command with --cursor ${page.cursor}`] : []),
+    ...(page.note ? [`Note: ${page.note}.`] : []),
+  ];
+}
+
 export function registerDeliveries(program: Command): void {
   const deliveries = program
     .command('deliveries')
@@ -244,10 +258,13 @@ async function runList(options: ListOptions): Promise<number> {
       printJson(records.map(publicRecord));
       // stdout stays the array scripts already read; the next page's cursor goes to stderr.
       if (page.cursor !== undefined) process.stderr.write(`more: --cursor ${page.cursor}\n`);
+      if (page.note !== undefined) process.stderr.write(`note: ${page.note}\n`);
       return 0;
     }
     if (records.length === 0) {
       print(pc.dim(`no deliveries match (${target.description}, table ${target.tableName})`));
+      // Right after a send is when the index is most likely not to have it yet.
+      if (page.note) print(pc.dim(`Note: ${page.note}.`));
       return 0;
     }
     print(
@@ -265,13 +282,7 @@ async function runList(options: ListOptions): Promise<number> {
         ]),
       ),
     );
-    print(
-      pc.dim(
-        `${records.length} deliver${records.length === 1 ? 'y' : 'ies'}, newest first (${target.description}). ` +
-          'Details: webhook-inbox deliveries show <provider> <dedup key or prefix>',
-      ),
-    );
-    if (page.cursor) print(pc.dim(`More: the same command with --cursor ${page.cursor}`));
+    for (const line of listFooter(page, records.length, target.description)) print(pc.dim(line));
     return 0;
   } finally {
     target.close();

@@ -1,6 +1,8 @@
 // Which delivery `deliveries show <provider> <key>` means: the whole dedup key, or a prefix of it (as
 // `deliveries list` shortens long keys with an ellipsis), or the provider's delivery id, looked up in the
-// listing index rather than by reading the table.
+// listing index rather than by reading the table. The index is eventually consistent, but the records it
+// names come back read consistently from the table (dynamo-inbox-listing.ts): a replay by prefix judges the
+// table's record; only a delivery received in the last second or two may not be found yet.
 import { MIN_KEY_PREFIX } from '../lambdas/adapters/dynamo-inbox-listing';
 import { type InboxRecord, isExpired } from '../lambdas/core/inbox';
 

@@ -211,7 +211,10 @@ async function datarefFor(
   return opened.payloads.put(payloadKey(record.provider, record.payloadSha256), body, record.payloadSha256);
 }
 
-/** Every record the filter matches, newest first, a page of the listing index at a time. */
+/**
+ * Every record the filter matches, newest first, a page of the listing index at a time: candidates only,
+ * each checked against the table again before it is replayed (replayCandidate).
+ */
 export async function matchingRecords(
   inbox: Pick<DynamoInbox, 'listPage'>,
   filter: ReplayFilter,
@@ -227,8 +230,28 @@ export async function matchingRecords(
 }
 
 /**
+ * One candidate of a filtered replay, judged on its record as the table holds it when its turn comes (a
+ * consistent get), not as the listing showed it: the listing's index is eventually consistent, and a
+ * rate-limited run reaches its last candidates minutes after it listed them. A record whose status is no
+ * longer the filter's is refused (`status_changed`): a dead letter redriven and processed since is not
+ * replayed by `--status dead-lettered`.
+ */
+async function replayCandidate(
+  opened: ReplayTarget,
+  listed: InboxRecord,
+  filter: ReplayFilter,
+  options: { by?: string; dryRun?: boolean },
+): Promise<ReplayOutcome> {
+  const record = await opened.inbox.get(listed.pk);
+  if (record && filter.status !== undefined && record.status !== filter.status)
+    return { kind: 'refused', reason: 'status_changed', record };
+  return replayOne(opened, listed.provider, listed.dedupKey, { ...options, ...(record ? { record } : {}) });
+}
+
+/**
  * Replays every delivery the filter matches, at most `maxPerSecond` a second, each as replayOne does
- * (so each is judged on its record as it is when its turn comes). Refusals are counted, not thrown.
+ * (so each is judged on its record as it is when its turn comes, replayCandidate). Refusals are counted,
+ * not thrown.
  */
 export async function replayMany(
   opened: ReplayTarget,
@@ -257,7 +280,7 @@ export async function replayMany(
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       nextAt = Math.max(nextAt, Date.now()) + spacingMs;
     }
-    const outcome = await replayOne(opened, record.provider, record.dedupKey, {
+    const outcome = await replayCandidate(opened, record, filter, {
       by: options.by,
       dryRun: options.dryRun,
     });
@@ -267,7 +290,8 @@ export async function replayMany(
     summary.deliveries.push({
       provider: record.provider,
       dedupKey: record.dedupKey,
-      inboxStatus: record.status,
+      // The table's status as the replay found it, not the listing's.
+      inboxStatus: outcome.record?.status ?? record.status,
       outcome: outcome.kind,
       ...(outcome.kind === 'refused' ? { reason: outcome.reason } : {}),
     });

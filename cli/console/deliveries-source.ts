@@ -1,8 +1,10 @@
 // The console's reads of the inbox's listing index (never of the DLQ: a ReceiveMessage peek raises every
 // message's receive count and hides it from other readers): pages with DynamoInbox.listPage, keys with
-// findByPrefix and findByDeliveryId.
+// findByPrefix and findByDeliveryId. The index is eventually consistent; the records it names are read
+// from the table consistently (dynamo-inbox-listing.ts), so a status shown, and what the Dead letters page
+// offers to redrive, is the table's; what the index may not have yet, a page says (its `note`).
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
-import { MIN_KEY_PREFIX } from '../../lambdas/adapters/dynamo-inbox-listing';
+import { INDEX_LAG_NOTE, MIN_KEY_PREFIX } from '../../lambdas/adapters/dynamo-inbox-listing';
 import { type InboxRecord, type InboxStatus, isExpired } from '../../lambdas/core/inbox';
 import { isStranded, strandedBeforeMs } from '../../lambdas/core/replay';
 
@@ -21,7 +23,12 @@ export interface DeliveryPage {
   records: InboxRecord[];
   /** The next page's cursor; undefined on the last page. */
   cursor?: string;
+  /** Set when the page came from the listing index, which lags the table (INDEX_LAG_NOTE). */
+  note?: string;
 }
+
+/** What a page read from the listing index says under its table (dynamo-inbox-listing.ts). */
+export { INDEX_LAG_NOTE };
 
 /** The listing's own minimum for a key prefix (dynamo-inbox-listing.ts), as `deliveries show` applies it. */
 export const MIN_PREFIX = MIN_KEY_PREFIX;
@@ -49,8 +56,8 @@ export class DeliveriesSource {
   }
 
   async page(query: DeliveryQuery): Promise<DeliveryPage> {
-    if (query.search !== undefined && query.search !== '') return { records: await this.search(query) };
-    const { records, cursor } = await this.inbox.listPage({
+    if (query.search !== undefined && query.search !== '') return this.search(query);
+    const { records, cursor, note } = await this.inbox.listPage({
       provider: query.provider,
       status: query.status,
       sinceMs: query.sinceMs,
@@ -58,7 +65,7 @@ export class DeliveriesSource {
       limit: query.limit,
       cursor: query.cursor,
     });
-    return { records, ...(cursor === undefined ? {} : { cursor }) };
+    return { records, ...(cursor === undefined ? {} : { cursor }), ...(note === undefined ? {} : { note }) };
   }
 
   /** Every dead-lettered delivery, newest first, from the inbox index. */
@@ -96,8 +103,11 @@ export class DeliveriesSource {
     return records;
   }
 
-  /** An exact dedup key under any provider, then a key prefix, then a delivery id. */
-  private async search(query: DeliveryQuery): Promise<InboxRecord[]> {
+  /**
+   * An exact dedup key under any provider (a consistent read of the table), then a key prefix, then a
+   * delivery id (the listing index, which may not have a delivery received in the last second or two).
+   */
+  private async search(query: DeliveryQuery): Promise<DeliveryPage> {
     const text = (query.search ?? '').trim().replace(/…$/, '');
     const providers = query.provider ? [query.provider] : this.providers;
     const keep = (r: InboxRecord) =>
@@ -105,7 +115,7 @@ export class DeliveriesSource {
     const exact = (await Promise.all(providers.map((p) => this.get(p, text)))).filter(
       (r): r is InboxRecord => r !== undefined,
     );
-    if (exact.length > 0) return exact.filter(keep);
+    if (exact.length > 0) return { records: exact.filter(keep) };
     const found = new Map<string, InboxRecord>();
     if (text.length >= MIN_PREFIX) {
       for (const p of providers) {
@@ -113,9 +123,10 @@ export class DeliveriesSource {
       }
     }
     for (const r of await this.inbox.findByDeliveryId(text, query.provider, query.limit)) found.set(r.pk, r);
-    return [...found.values()]
+    const records = [...found.values()]
       .filter(keep)
       .sort((a, b) => (a.receivedAt < b.receivedAt ? 1 : -1))
       .slice(0, query.limit);
+    return { records, note: INDEX_LAG_NOTE };
   }
 }

@@ -1,10 +1,11 @@
 // The console's pages, rendered on the server from the inbox index. Mutations are buttons the client
 // script turns into POSTs with the token header; in read-only mode they are not rendered at all.
+
 import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
 import { formatAge } from '../output';
-import { type DeliveryPage, type DeliveryQuery, MIN_PREFIX } from './deliveries-source';
+import { type DeliveryPage, type DeliveryQuery, INDEX_LAG_NOTE, MIN_PREFIX } from './deliveries-source';
 import {
   dash,
   deliveryLink,
@@ -119,7 +120,8 @@ ${table(
     : 'No deliveries match.',
   ' id="deliveries"',
 )}
-<div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${next}</div>`,
+<div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${next}</div>
+${page.note ? `<p class="dim" id="index-note">Note: ${esc(page.note)}.</p>` : ''}`,
   );
 }
 
@@ -306,6 +308,7 @@ export function deadLettersPage(
     'dead-letters',
     'Dead letters',
     `<p class="subtitle">${esc(total)} dead-lettered deliver${total === 1 ? 'y' : 'ies'} in the inbox index${stranded > 0 ? `, ${esc(stranded)} stranded (failed, given up without a mark)` : ''} · the DLQ holds about ${esc(dlq.visible)} visible, ${esc(dlq.inFlight)} in flight</p>
+<p class="dim" id="index-note">Note: ${esc(INDEX_LAG_NOTE)}.</p>
 <section><h2>By provider and error</h2>${table(['Provider', 'Error code', 'Count', 'Oldest', ''], groupRows, 'No dead letters.', ' id="groups"')}</section>
 <section><h2>Deliveries</h2>${controls}${table([ro ? '' : '<input type="checkbox" class="pick-all" aria-label="select all">', 'Given up (UTC)', 'Status', 'Provider', 'Event', 'Error code', 'Dedup key'], records, 'Nothing to redrive.', ' id="dead-letters"')}</section>
 ${purge}`,

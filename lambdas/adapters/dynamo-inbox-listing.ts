@@ -2,6 +2,13 @@
 // delivery id. They read the listing index (config/list-index.ts), one query per partition, merged newest
 // first, then get the page's records: the cost follows the page, not the table. A table without the index
 // (made by an older version, or an index still backfilling on AWS) is scanned, with a warning.
+//
+// DynamoDB propagates every write to a global secondary index asynchronously, and a read of one is always
+// eventually consistent (ConsistentRead on it is a ValidationException). For a moment after a write the
+// index may lack a new delivery, hold a record in the partition of the status it just left, or in both its
+// old and new partitions, or in neither. So the index only says where to look: every record shown is got
+// from the table with a consistent read, a status filter is applied to that record, and a page says the
+// index may lag (INDEX_LAG_NOTE).
 import {
   type AttributeValue,
   BatchGetItemCommand,
@@ -47,12 +54,19 @@ export interface ListPage {
   readUnits: number;
   /** Set when the table was scanned instead, and why. */
   warning?: string;
+  /** Set when the page came from the index: what its lag may leave out (INDEX_LAG_NOTE). */
+  note?: string;
 }
 
 /** A cursor that is not one this module made. */
 export class InvalidCursorError extends Error {
   override readonly name = 'InvalidCursorError';
 }
+
+/** What a page read from the index tells its reader: the index lags the table; the statuses do not. */
+export const INDEX_LAG_NOTE =
+  'the listing index is eventually consistent: a delivery received or changed in the last second or two ' +
+  'may not show yet, or not under its new status; each status shown is read from the table';
 
 /** The shortest dedup-key prefix `deliveries show` looks up: shorter ones match too much to be meant. */
 export const MIN_KEY_PREFIX = 6;
@@ -133,7 +147,8 @@ export class InboxListing {
         const entries = await merge.take(filter.limit - records.length);
         if (entries.length === 0) break;
         last = entries.at(-1)?.[LIST_INDEX.sortKey]?.S;
-        // The index is eventually consistent and projects no status: the record itself decides.
+        // The index projects no status, and may still hold the entry where the record's previous status put
+        // it: the record, read consistently, decides.
         for (const record of await this.getAll(entries, merge)) {
           if (filter.status === undefined || record.status === filter.status) records.push(record);
         }
@@ -146,6 +161,7 @@ export class InboxListing {
       records,
       itemsRead: merge.itemsRead,
       readUnits: merge.readUnits,
+      note: INDEX_LAG_NOTE,
       ...(merge.exhausted() || last === undefined ? {} : { cursor: encodeCursor(last) }),
     };
   }
@@ -229,7 +245,10 @@ export class InboxListing {
 
   /**
    * The records of these index entries, in their order; a record deleted since (TTL), or expired and not
-   * deleted yet, is left out.
+   * deleted yet, is left out. Strongly consistent: an eventually consistent get may return the record as
+   * it was before its last write, the very staleness the index has, and what is shown (and what a replay
+   * or redrive picks) is the table's. It costs twice the read units of an eventually consistent get:
+   * one per record up to 4 KB.
    */
   private async getAll(entries: Item[], counter: ReadCounter): Promise<InboxRecord[]> {
     const found = new Map<string, InboxRecord>();
@@ -241,7 +260,7 @@ export class InboxListing {
         const answer = await callDependency('dynamodb', 'BatchGetItem', () =>
           this.client.send(
             new BatchGetItemCommand({
-              RequestItems: { [this.tableName]: { Keys: keys } },
+              RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
               ReturnConsumedCapacity: 'TOTAL',
             }),
           ),

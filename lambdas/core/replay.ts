@@ -14,6 +14,11 @@ export const REPLAY_REFUSALS = [
   'archive_missing',
   /** The archived bytes are not the ones the record's payloadSha256 names: never sent. */
   'archive_mismatch',
+  /**
+   * A filtered replay's candidate whose record no longer has the status the filter asked for: the listing
+   * (an eventually consistent index) named it, the table says otherwise.
+   */
+  'status_changed',
 ] as const;
 export type ReplayRefusal = (typeof REPLAY_REFUSALS)[number];
 
@@ -108,5 +113,10 @@ export function replayRefusalMessage(reason: ReplayRefusal, record?: InboxRecord
       return 'its archived object is gone (expired or deleted)';
     case 'archive_mismatch':
       return "the archived bytes do not match the record's payloadSha256; nothing was sent";
+    case 'status_changed':
+      return (
+        `it is ${record?.status ?? 'in another status'} now, no longer the status the filter asked for: it ` +
+        'changed after the listing index named it'
+      );
   }
 }

@@ -6,6 +6,7 @@ import { esc, statusBadge } from '../../../../cli/console/html';
 import { groupDeadLetters } from '../../../../cli/console/operations';
 import { deliveriesPage, deliveryPage, timeline } from '../../../../cli/console/pages';
 import { INBOX_COLOURS } from '../../../../cli/output';
+import { INDEX_LAG_NOTE } from '../../../../lambdas/adapters/dynamo-inbox-listing';
 import { INBOX_STATUSES, type InboxRecord } from '../../../../lambdas/core/inbox';
 
 const frame = { target: 'test', token: 't', readOnly: false };
@@ -144,5 +145,16 @@ describe('console pages', () => {
       'A key prefix needs at least 6 characters; this search has 4.',
     );
     expect(deliveriesPage(frame, ['mobazha'], { q: '54ba12' }, empty, 50)).not.toContain('needs at least');
+  });
+
+  it('says under a page read from the listing index that a delivery received in the last second or two may not show yet', () => {
+    const html = deliveriesPage(frame, ['mobazha'], {}, { records: [], note: INDEX_LAG_NOTE }, 50);
+    expect(html).toContain('id="index-note"');
+    expect(html).toMatch(
+      /eventually consistent: a delivery received or changed in the last second or two may not show yet/,
+    );
+    expect(deliveriesPage(frame, ['mobazha'], { q: 'evt_1' }, { records: [] }, 50)).not.toContain(
+      'index-note',
+    );
   });
 });
