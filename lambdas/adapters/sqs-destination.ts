@@ -20,6 +20,11 @@ export interface SendMessageClient {
 
 export interface SqsDestinationSenderOptions {
   client: SendMessageClient;
+  /**
+   * The client for a destination: one of its queue's own region, since SQS takes a request signed for the
+   * queue's region only. @default `client` for every destination
+   */
+  clientFor?(destination: SqsDestination): SendMessageClient;
   /** The target queue's URL (DestinationResources.targetQueueUrl; queueUrlFromArn on AWS). */
   queueUrlFor(destination: SqsDestination): string;
 }
@@ -59,7 +64,8 @@ export class SqsDestinationSender implements DestinationSender {
       }),
     });
     try {
-      const { MessageId: messageId } = await this.options.client.send(command);
+      const client = this.options.clientFor?.(destination) ?? this.options.client;
+      const { MessageId: messageId } = await client.send(command);
       // SQS returns an id for every stored message; without one nothing says it was stored.
       return messageId === undefined
         ? { kind: 'failed', code: 'sqs_unanswered', retryable: true }
