@@ -22,7 +22,7 @@ export interface SenderParts {
   eventbridge: ClientForRegion<PutEventsClient>;
   /** The client for a target queue's region (from its ARN). */
   sqs: ClientForRegion<SendMessageClient>;
-  /** Where an EventBridge entry too large to carry its body puts it. */
+  /** Where an EventBridge entry, or an SQS message, too large to carry its body puts it. */
   payloads: PayloadWriter;
   destinations: Readonly<Record<string, DestinationResources>>;
   /** Local mode and a local `destinations test`: loopback allowed (the SSRF guard otherwise stands). */
@@ -46,6 +46,7 @@ export function buildSenders(parts: SenderParts): DestinationSenders {
       client: parts.sqs(undefined),
       clientFor: (destination) => parts.sqs(regionOfArn(destination.queueArn)),
       queueUrlFor: (destination) => resource(destination.id, 'targetQueueUrl'),
+      payloads: parts.payloads,
     }),
     http: new HttpDestinationSender({
       secrets: parts.secrets,
