@@ -751,8 +751,8 @@ async function measureForwarding(
   // The forwarder's own builder; the bus is the bench server's stand-in, whatever the name.
   const senders = buildSenders({
     secrets: { get: async () => [server.secret] },
-    eventbridge: server.eventbridge,
-    sqs: env.clients.sqs,
+    eventbridge: () => server.eventbridge,
+    sqs: () => env.clients.sqs,
     payloads,
     destinations: { [id]: { ...queue, busArn: LOCAL_BUS } },
     allowLoopback: true,

@@ -18,14 +18,19 @@ export async function targetSenders(target: Target): Promise<DestinationSenders>
       destinations: target.destinations,
     });
   }
-  const { buildSenders } = await import('../lambdas/forward/senders');
+  const { buildSenders, destinationClients } = await import('../lambdas/forward/senders');
   const { S3PayloadReader } = await import('../lambdas/adapters/s3-payloads');
   const { createEventBridgeClient } = await import('../lambdas/adapters/clients');
   return buildSenders({
     // The target's store lists a destination's secrets newest first, as the forwarder's source does.
     secrets: { get: (id: string) => target.destinationSecrets.list(id) },
-    eventbridge: createEventBridgeClient({ region: target.region }),
-    sqs: clients.sqs,
+    // A queue or bus in another region than the stack's gets a client of its own region, as the forwarder's.
+    ...destinationClients({
+      home: { sqs: clients.sqs, eventbridge: createEventBridgeClient({ region: target.region }) },
+      homeRegion: target.region,
+      destinations: target.destinations,
+      queueArns: [],
+    }),
     payloads: new S3PayloadReader(clients.s3, target.bucketName),
     destinations: target.destinations,
   });

@@ -5,7 +5,13 @@ import type { ForwardDestination } from '../config';
 import { type AttemptVerdict, judgeAttempt } from '../lambdas/core/destinations/attempt';
 import type { DestinationSender } from '../lambdas/core/destinations/ports';
 import { webhookId as webhookIdOf } from '../lambdas/core/destinations/signing';
-import { buildEnvelope } from '../lambdas/core/envelope';
+import { largestInlineBodyBytes, sqsMessageBytes } from '../lambdas/core/destinations/sqs-message-size';
+import {
+  buildEnvelope,
+  type Envelope,
+  envelopeAttributes,
+  serializeEnvelope,
+} from '../lambdas/core/envelope';
 import { sha256Hex } from '../lambdas/core/schemes/primitives';
 import type { Target } from './target-types';
 
@@ -21,6 +27,10 @@ export interface TestOutcome {
   /** What the forwarder would do with this answer. */
   meaning: string;
   durationMs: number;
+  /** SQS: the target queue's MaximumMessageSize (GetQueueAttributes), when this machine may read it. */
+  maxMessageBytes?: number;
+  /** SQS: what the queue's size means for the envelopes it gets, when it matters. */
+  note?: string;
 }
 
 const MEANING: Record<AttemptVerdict['kind'], string> = {
@@ -29,6 +39,47 @@ const MEANING: Record<AttemptVerdict['kind'], string> = {
   permanent: 'the forwarder would dead-letter this at once',
   gone: 'the forwarder would disable this destination (410 Gone) until `destinations enable`',
 };
+
+/** What `maximumMessageSize` a sender offers (the SQS one): the target queue's limit, read once. */
+interface QueueSizeReader {
+  maximumMessageSize(destination: ForwardDestination): Promise<number | undefined>;
+}
+
+function readsQueueSize(sender: DestinationSender): sender is DestinationSender & QueueSizeReader {
+  return typeof (sender as Partial<QueueSizeReader>).maximumMessageSize === 'function';
+}
+
+/**
+ * The target queue's limit, and what it means: a queue smaller than the envelope of a body just under
+ * inlineLimitBytes gets the larger inline envelopes as `dataref` (the body in the payload bucket).
+ */
+async function queueSize(
+  target: Target,
+  sender: DestinationSender,
+  destination: ForwardDestination,
+  sample: { envelope: Envelope; webhookId: string },
+): Promise<Pick<TestOutcome, 'maxMessageBytes' | 'note'>> {
+  if (destination.type !== 'sqs' || !readsQueueSize(sender)) return {};
+  const limit = await sender.maximumMessageSize(destination);
+  if (limit === undefined) {
+    return {
+      note:
+        "the target queue's MaximumMessageSize could not be read (sqs:GetQueueAttributes); envelopes it " +
+        'refuses for size are sent again with their body in the payload bucket (dataref)',
+    };
+  }
+  const attributes = { ...envelopeAttributes(sample.envelope), webhookId: sample.webhookId };
+  const empty = sqsMessageBytes(serializeEnvelope({ ...sample.envelope, data_base64: '' }), attributes);
+  const largest = largestInlineBodyBytes(limit, empty);
+  if (largest >= target.config.inlineLimitBytes) return { maxMessageBytes: limit };
+  return {
+    maxMessageBytes: limit,
+    note:
+      `the target queue takes messages up to ${limit} bytes: bodies over about ${largest} bytes (under ` +
+      `inlineLimitBytes, ${target.config.inlineLimitBytes}) reach it as dataref envelopes, the body in the ` +
+      'payload bucket: give its consumers s3:GetObject there',
+  };
+}
 
 async function senderFor(target: Target, destination: ForwardDestination): Promise<DestinationSender> {
   const { targetSenders } = await import('./destination-senders');
@@ -70,6 +121,7 @@ export async function sendTestDelivery(
   const result = await sender.send({ destination, webhookId, envelope, body, attempt: 1, nowMs });
   const durationMs = Math.round(performance.now() - started);
   const verdict = judgeAttempt(result, Date.now());
+  const size = await queueSize(target, sender, destination, { envelope, webhookId });
   return {
     id: destination.id,
     webhookId,
@@ -78,5 +130,6 @@ export async function sendTestDelivery(
     verdict: verdict.kind,
     meaning: MEANING[verdict.kind],
     durationMs,
+    ...size,
   };
 }

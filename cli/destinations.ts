@@ -289,6 +289,7 @@ async function runTest(target: Target, id: string, options: JsonOption): Promise
     const colour = outcome.verdict === 'delivered' ? pc.green : pc.red;
     print(`${colour(`${answer}`)} from ${id} in ${outcome.durationMs} ms: ${outcome.meaning}`);
     print(pc.dim(`webhook-id ${outcome.webhookId}`));
+    if (outcome.note) print(pc.yellow(outcome.note));
   }
   return outcome.verdict === 'delivered' ? 0 : 1;
 }

@@ -200,8 +200,9 @@ export class InboxDestinations extends Construct {
     grantOnTable(table, forwarder, ...FORWARDER_TABLE_ACTIONS);
     forwarder.addToRolePolicy(
       new iam.PolicyStatement({
-        // GetObject: bodies over inlineLimitBytes. PutObject: an EventBridge event over PutEvents' 256 KB
-        // carries a reference to a copy in the bucket instead of the body.
+        // GetObject: bodies over inlineLimitBytes. PutObject: an EventBridge event over PutEvents' 256 KB,
+        // and an SQS envelope over its target queue's MaximumMessageSize, carry a reference to a copy in
+        // the bucket instead of the body.
         actions: ['s3:GetObject', 's3:PutObject'],
         resources: [payloadBucket.arnForObjects(`${PAYLOADS_PREFIX}*`)],
       }),
@@ -222,9 +223,14 @@ export class InboxDestinations extends Construct {
     // A target queue of another account also needs its queue policy to allow this role's SendMessage; a
     // target encrypted with a customer managed KMS key also needs kms:GenerateDataKey and kms:Decrypt on
     // that key for this role (in the key policy, and here through `forwarderFunction.addToRolePolicy`).
-    this.allow(forwarder, 'sqs:SendMessage', [
+    const targetQueueArns = [
       ...new Set(this.destinations.flatMap((d) => (d.type === 'sqs' ? [d.queueArn] : []))),
-    ]);
+    ];
+    this.allow(forwarder, 'sqs:SendMessage', targetQueueArns);
+    // The target's MaximumMessageSize, read when the queue refuses an envelope: above it the envelope goes
+    // with its body in the payload bucket (`dataref`). Another account's queue policy must allow it too, or
+    // the forwarder tries that form without knowing the limit.
+    this.allow(forwarder, 'sqs:GetQueueAttributes', targetQueueArns);
     // Its own destination queues too: a delivery waiting on a disabled destination is sent anew before
     // its last receive, so waiting never dead-letters it (forward-record.ts).
     this.allow(forwarder, 'sqs:SendMessage', queueArns);

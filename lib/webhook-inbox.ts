@@ -51,6 +51,7 @@ import {
 import {
   estimateEnvironmentBytes,
   LAMBDA_ENVIRONMENT_LIMIT_BYTES,
+  lambdaApplicationLogLevel,
   SECRET_ARN_BYTES_UPPER_BOUND,
 } from './lambda-environment';
 import { type ForwardingAlarms, type InboxAlarms, InboxMonitoring, queueAgeThreshold } from './monitoring';
@@ -171,8 +172,10 @@ export interface WebhookInboxProps {
   readonly processorEnvironment?: Record<string, string>;
 
   /**
-   * The application log level of both Lambdas: `POWERTOOLS_LOG_LEVEL`, and Lambda's own filter (JSON log
-   * format). At INFO each delivery gets one line per Lambda, which carries its metrics. @default 'INFO'
+   * The application log level of the Lambdas (`POWERTOOLS_LOG_LEVEL`). At INFO each delivery gets one line
+   * per Lambda, which carries its metrics; at WARN and ERROR the metrics still go, in lines of their own.
+   * Lambda's own filter (JSON log format) is set to INFO for WARN and ERROR, since it would drop the
+   * metric lines (they have no level, which Lambda counts as INFO). @default 'INFO'
    */
   readonly logLevel?: PowertoolsLogLevel;
   /**
@@ -679,9 +682,11 @@ export class WebhookInbox extends Construct {
       role,
       logGroup,
       // JSON, so Lambda can filter by level: our lines are JSON already and pass through as written (EMF
-      // included), and the platform's own lines follow platformLogLevel.
+      // included), and the platform's own lines follow platformLogLevel. Lambda's application filter is
+      // never above INFO, or it would drop the metrics (lambda-environment.ts): logLevel's stricter
+      // levels are our logger's own (POWERTOOLS_LOG_LEVEL).
       loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel[options.logLevel],
+      applicationLogLevelV2: lambda.ApplicationLogLevel[lambdaApplicationLogLevel(options.logLevel)],
       systemLogLevelV2: lambda.SystemLogLevel[options.platformLogLevel],
       tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment,

@@ -189,10 +189,12 @@ export interface LocalSenderOptions {
  */
 export function localSenders(options: LocalSenderOptions): DestinationSenders {
   const files = new LocalFileSecretSource(options.secretsFile);
+  const bus = new RecordingEventBus({ file: eventBridgeLogPath(options.cwd) });
   return buildSenders({
     secrets: { get: (id, o) => files.get(localDestinationSecretKey(id), o) },
-    eventbridge: new RecordingEventBus({ file: eventBridgeLogPath(options.cwd) }),
-    sqs: options.clients.sqs,
+    // Every target is a local stand-in, whatever region its ARN names: the recording bus, an emulator queue.
+    eventbridge: () => bus,
+    sqs: () => options.clients.sqs,
     payloads: new S3PayloadReader(options.clients.s3, options.bucketName),
     destinations: options.destinations,
     allowLoopback: true,

@@ -87,6 +87,14 @@ function sqsClient(options: AwsClientOptions): SQSClient {
   });
 }
 
+/**
+ * An SQS client of its own, e.g. `{ region }` for a target queue in another region (the forwarder's and
+ * the CLI's); an endpoint override applies whatever the region.
+ */
+export function createSqsClient(options: AwsClientOptions = {}): SQSClient {
+  return sqsClient(options);
+}
+
 function s3Client(options: AwsClientOptions): S3Client {
   return new S3Client({
     ...commonConfig(options, options.s3),

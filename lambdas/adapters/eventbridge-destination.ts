@@ -27,6 +27,11 @@ export interface PutEventsClient {
 
 export interface EventBridgeDestinationSenderOptions {
   client: PutEventsClient;
+  /**
+   * The client for a bus (ARN or name): one of the bus's own region, since PutEvents goes to the region the
+   * bus is in. @default `client` for every bus
+   */
+  clientFor?(bus: string): PutEventsClient;
   /** The bus's ARN (or name) for a destination: the one it names, or the one the stack made for it. */
   busFor(destination: EventBridgeDestination): string;
   /** Where the body of an entry over 256 KB goes, under its content-addressed key (payloadKey). */
@@ -170,7 +175,10 @@ export class EventBridgeDestinationSender implements DestinationSender {
     try {
       let answer: Awaited<ReturnType<PutEventsClient['send']>>;
       try {
-        answer = await this.options.client.send(
+        // One bus per request (planRequests), so one region.
+        const bus = request[0]?.entry.EventBusName ?? '';
+        const client = this.options.clientFor?.(bus) ?? this.options.client;
+        answer = await client.send(
           new PutEventsCommand({ Entries: request.map((waiting) => waiting.entry) }),
         );
       } catch (error) {

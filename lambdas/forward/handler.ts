@@ -18,7 +18,7 @@ const made = runtime.destinations;
 
 export const handler = forwardLambda({
   config: runtime.config,
-  senders: destinationSenders({ clients, runtime }),
+  senders: destinationSenders({ clients, runtime, region: process.env.AWS_REGION }),
   history: new DynamoForwardLog(clients.dynamodb, runtime.tableName),
   states: new DynamoDestinationStates(clients.dynamodb, runtime.tableName),
   intake: new LambdaDestinationIntake(

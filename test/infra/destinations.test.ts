@@ -390,6 +390,15 @@ describe('permissions', () => {
     ]);
   });
 
+  it('let the forwarder read the target queue’s attributes (its MaximumMessageSize), on that queue alone', () => {
+    const onTarget = statementsWith(roleOf(forwarderId()), 'sqs:GetQueueAttributes').filter(
+      (statement) => JSON.stringify(statement.Resource) === JSON.stringify(TARGET_QUEUE_ARN),
+    );
+    expect(onTarget).toEqual([
+      { Effect: 'Allow', Action: 'sqs:GetQueueAttributes', Resource: TARGET_QUEUE_ARN },
+    ]);
+  });
+
   it('let the processor SendMessage to every destination queue (and to no DLQ)', () => {
     const queueArns = forwards.map((d) => ({
       'Fn::GetAtt': [queueId(destinationQueueNames(`${STACK_NAME}-Inbox-queue`, d.id).queueName), 'Arn'],

@@ -3,8 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { parseConfig } from '../../../config';
+import { S3PayloadReader } from '../../../lambdas/adapters/s3-payloads';
 import { SqsDestinationSender } from '../../../lambdas/adapters/sqs-destination';
-import { envelopeAttributes, serializeEnvelope } from '../../../lambdas/core/envelope';
+import { envelopeAttributes, payloadKey, serializeEnvelope } from '../../../lambdas/core/envelope';
 import { useEmulators } from '../../support/emulators';
 import { injectFault, throttled } from '../../support/faults';
 import { outboundDelivery, SQS_DESTINATION } from '../../support/outbound-delivery';
@@ -99,4 +101,59 @@ describe('SqsDestinationSender', () => {
       });
     },
   );
+});
+
+describe('SqsDestinationSender and a target queue smaller than the envelope', () => {
+  // A body one byte under the default inlineLimitBytes: inline, its base64 makes the envelope over 256 KiB.
+  const justUnderInline = () => 'x'.repeat(parseConfig({}).inlineLimitBytes - 1);
+  const withPayloads = (queueUrl: string) =>
+    new SqsDestinationSender({
+      client: env.clients.sqs,
+      queueUrlFor: () => queueUrl,
+      payloads: new S3PayloadReader(env.clients.s3, env.resources.bucketName),
+    });
+
+  it('sends a body just under inlineLimitBytes to a 256 KiB queue as a dataref envelope, its body in the bucket', async () => {
+    const queueUrl = await freshQueue({ MaximumMessageSize: '262144' });
+    const sent = outboundDelivery({ destination: SQS_DESTINATION, body: justUnderInline() });
+    expect(sent.envelope.data_base64).toBeDefined();
+    expect(await withPayloads(queueUrl).send(sent)).toEqual({ kind: 'accepted' });
+
+    const [message, ...rest] = await env.receiveAll(queueUrl);
+    expect(rest).toEqual([]);
+    const { data_base64: _inline, ...facts } = sent.envelope;
+    const dataref = `s3://${env.resources.bucketName}/${payloadKey(sent.envelope.provider, sent.envelope.payloadsha256)}`;
+    expect(JSON.parse(message?.body ?? '')).toEqual({ ...facts, dataref });
+    expect(message?.attributes.webhookId).toBe(sent.webhookId);
+    const stored = await new S3PayloadReader(env.clients.s3, env.resources.bucketName).get(dataref);
+    expect(stored.body.equals(sent.body)).toBe(true);
+  });
+
+  it('reads the queue’s MaximumMessageSize once: the next large envelope goes as dataref without a refusal first', async () => {
+    const queueUrl = await freshQueue({ MaximumMessageSize: '262144' });
+    const sender = withPayloads(queueUrl);
+    const sends = injectFault(env.clients.sqs, { commands: 'SendMessageCommand', times: 0 });
+    const reads = injectFault(env.clients.sqs, { commands: 'GetQueueAttributesCommand', times: 0 });
+    onTestFinished(() => {
+      sends.remove();
+      reads.remove();
+    });
+    await sender.send(outboundDelivery({ destination: SQS_DESTINATION, body: justUnderInline() }));
+    expect([sends.calls, reads.calls]).toEqual([2, 1]);
+    await sender.send(outboundDelivery({ destination: SQS_DESTINATION, body: `${justUnderInline()}y` }));
+    expect([sends.calls, reads.calls]).toEqual([3, 1]);
+    expect(await sender.maximumMessageSize(SQS_DESTINATION)).toBe(262_144);
+    expect((await env.receiveAll(queueUrl)).map((m) => 'dataref' in JSON.parse(m.body))).toEqual([
+      true,
+      true,
+    ]);
+  });
+
+  it('sends an envelope that fits inline, as before', async () => {
+    const queueUrl = await freshQueue({ MaximumMessageSize: '262144' });
+    const sent = outboundDelivery({ destination: SQS_DESTINATION, body: 'x'.repeat(100_000) });
+    expect(await withPayloads(queueUrl).send(sent)).toEqual({ kind: 'accepted' });
+    const [message] = await env.receiveAll(queueUrl);
+    expect(message?.body).toBe(serializeEnvelope(sent.envelope));
+  });
 });
