@@ -1,11 +1,12 @@
-// IAM, checked offline: every AWS call the three Lambdas and the `webhook-inbox` command make while a
+// IAM, checked offline (the suite; the test files pick its variants): every AWS call the three Lambdas and the `webhook-inbox` command make while a
 // stack runs as deployed (deployed-stack.ts: accept, duplicate, conflict, large body, archive, retry, give
 // up, forward to each destination type, a destination gone, and the operator's commands), evaluated with
 // @cloud-copilot/iam-simulate against the synthesized role policies and the stack's resource policies,
 // and, for the command, against the policy the README gives operators. Run for each front door and with
 // destinations of each type. A denied call fails the test; grants no call uses are listed and pinned.
-import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEY, type Config, parseConfig } from '../../../config';
 import { providerById } from '../../../config/provider-lookup';
 import { type AwsClients, createAwsClients } from '../../../lambdas/adapters/clients';
@@ -47,49 +48,16 @@ import { EXPECTED_DUPLICATES, EXPECTED_UNUSED } from './expected-unused';
 import { OperatorCli } from './operator-cli';
 import { operatorPolicy } from './operator-policy';
 
-// The command builds its clients for a stack itself (cli/aws.ts): pointed at the emulators here. The
-// Lambdas' clients are given their endpoints explicitly and pass through.
-const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | Record<string, string> }));
-vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../lambdas/adapters/clients')>();
-  return {
-    ...actual,
-    createAwsClients: (options: Parameters<typeof actual.createAwsClients>[0] = {}) =>
-      actual.createAwsClients(options.dynamodb ? options : { ...emulator.endpoints, ...options }),
-  };
-});
-
-let emulators: Emulators;
-let setup: AwsClients;
-let receiver: DestinationServer;
-let gone: DestinationServer;
-const log = new AwsCallLog();
-
-beforeAll(async () => {
-  emulators = await startEmulators();
-  emulator.endpoints = { ...emulators.endpoints };
-  setup = createAwsClients({ ...emulators.endpoints });
-  installAwsCallLog(log);
-  receiver = await startDestinationServer();
-  gone = await startDestinationServer();
-  // The first request each receiver gets fails, so the forwarder's retry path runs too.
-  receiver.answer(status(503));
-  gone.answerAll(status(410));
-});
-
-afterAll(async () => {
-  for (const client of Object.values(setup ?? {})) client.destroy();
-  await emulators?.stop();
-  await receiver?.close();
-  await gone?.close();
-});
-
 const base = () => cdkJsonContext()[CONTEXT_KEY] as Record<string, unknown>;
 
-const VARIANTS: Variant[] = [
+export const FRONT_DOOR_VARIANTS: Variant[] = [
   { name: 'rest', frontDoor: 'rest', destinations: {} },
   { name: 'http', frontDoor: 'http', destinations: {} },
   { name: 'function-url', frontDoor: 'function-url', destinations: {} },
+];
+
+/** The REST front door with destinations of each type (the others' Lambdas are the same). */
+export const DESTINATION_VARIANTS: Variant[] = [
   {
     name: 'rest+http',
     frontDoor: 'rest',
@@ -118,7 +86,7 @@ const VARIANTS: Variant[] = [
 ];
 
 /** The receivers' URLs, known once they listen. */
-function withUrls(variant: Variant): Variant {
+function withUrls(variant: Variant, receiver: DestinationServer, gone: DestinationServer): Variant {
   const url = (value: unknown) =>
     value === 'RECEIVER' ? receiver.url('/hooks') : value === 'GONE' ? gone.url('/hooks') : value;
   return {
@@ -144,8 +112,6 @@ interface Row {
   duplicates: Grant[];
 }
 
-const rows: Row[] = [];
-
 function lambdaCaller(deployed: DeployedTemplate, actor: Exclude<Actor, 'cli'>): Caller {
   const lambda = deployed.lambda(actor);
   const role = lambda.roleArn.slice(lambda.roleArn.lastIndexOf('/') + 1);
@@ -156,6 +122,7 @@ function lambdaCaller(deployed: DeployedTemplate, actor: Exclude<Actor, 'cli'>):
 }
 
 async function evaluate(
+  rows: Row[],
   variant: string,
   actor: Actor,
   requests: IamRequest[],
@@ -193,6 +160,7 @@ function explain(denied: Decision[]): string {
 }
 
 async function sendAll(
+  log: AwsCallLog,
   run: Awaited<ReturnType<typeof runStack>>,
   config: Config,
   secrets: StubSecrets,
@@ -232,75 +200,127 @@ async function sendAll(
   return answers;
 }
 
-describe.each(VARIANTS.map((v) => [v.name, v] as const))('%s', (_name, template) => {
-  it('every call of each Lambda and of the command is allowed; the unused grants are the known ones', async () => {
-    const variant = withUrls(template);
-    const { deployed, configInput } = synthVariant(variant, base());
-    const config = parseConfig(configInput);
-    log.calls.length = 0;
-    const secrets = new StubSecrets();
-    secrets.install(log);
-    installServiceStubs(log, deployed);
-    const run = await runStack({ log, emulators, setup, deployed, secrets, frontDoor: variant.frontDoor });
-    const cli = new OperatorCli(log, deployed.stackName, configInput);
-    try {
-      const answers = await sendAll(run, config, secrets, deployed);
-      expect(answers).toMatchObject({
-        ok: 202,
-        duplicate: 200,
-        conflict: 409,
-        released: 503,
-        retry: 202,
-        dead: 202,
-        archived: 202,
-        large: 202,
-      });
-      await run.process();
-      await run.forward(['gone']);
-      await operate(cli, config);
-    } finally {
-      run.close();
-      cli.close();
-    }
+/** What the table in bench/RESULTS.md shows: one row per variant and actor. */
+export function tableOf(rows: readonly Row[]): string {
+  const line = (row: Row) =>
+    `| ${row.variant} | ${row.actor} | ${row.calls} | ${row.allowed} | ${row.denied.length} | ${row.unused.length} | ${row.duplicates.length} |`;
+  return `${rows.map(line).join('\n')}\n`;
+}
 
-    const requests = requestsOf(log.calls);
-    const serviceCalls: IamRequest[] = deployed
-      .eventSourceCalls()
-      .map((c) => ({ actor: c.actor, action: c.action, arn: c.arn, via: 'event source mapping' }));
-    const actors = (['verify', 'processor', 'forwarder'] as const).filter((a) => deployed.hasLambda(a));
-    const found: Row[] = [];
-    for (const actor of actors) {
-      const own = [...requests, ...serviceCalls].filter((r) => r.actor === actor);
-      found.push(await evaluate(variant.name, actor, own, lambdaCaller(deployed, actor), deployed));
-    }
-    const operator: Caller = {
-      principal: `arn:aws:sts::${ACCOUNT}:assumed-role/operator/someone`,
-      identityPolicies: [{ name: 'README operator policy', policy: operatorPolicy(deployed, config) }],
-    };
-    found.push(
-      await evaluate(
-        variant.name,
-        'cli',
-        requests.filter((r) => r.actor === 'cli'),
-        operator,
-        deployed,
-      ),
-    );
+/**
+ * One test per variant, in one file: a pair of emulators and the receivers shared by its variants (each
+ * variant's stack has names of its own). `emulator` is the test file's hoisted holder of the endpoints,
+ * which its mock of the clients module reads.
+ */
+export function leastPrivilegeSuite(
+  suite: string,
+  variants: readonly Variant[],
+  emulator: { endpoints: Record<string, string> | undefined },
+): void {
+  const rows: Row[] = [];
+  let emulators: Emulators;
+  let setup: AwsClients;
+  let receiver: DestinationServer;
+  let gone: DestinationServer;
+  const log = new AwsCallLog();
 
-    for (const row of found) {
-      expect(row.calls, `${row.actor} made no AWS call`).toBeGreaterThan(0);
-      expect(explain(row.denied), `${row.actor}: denied calls`).toBe('');
-    }
-    const unused = Object.fromEntries(
-      found.map((row) => [row.actor, row.unused.map((g) => named(g, deployed.stackName)).sort()]),
-    );
-    const duplicates = Object.fromEntries(
-      found.map((row) => [row.actor, row.duplicates.map((g) => named(g, deployed.stackName)).sort()]),
-    );
-    expect(unused).toEqual(EXPECTED_UNUSED[variant.name]);
-    expect(duplicates).toEqual(EXPECTED_DUPLICATES[variant.name]);
-  }, 120_000);
-});
+  beforeAll(async () => {
+    emulators = await startEmulators();
+    emulator.endpoints = { ...emulators.endpoints };
+    setup = createAwsClients({ ...emulators.endpoints });
+    installAwsCallLog(log);
+    receiver = await startDestinationServer();
+    gone = await startDestinationServer();
+    // The first request each receiver gets fails, so the forwarder's retry path runs too.
+    receiver.answer(status(503));
+    gone.answerAll(status(410));
+  });
+
+  afterAll(async () => {
+    for (const client of Object.values(setup ?? {})) client.destroy();
+    await emulators?.stop();
+    await receiver?.close();
+    await gone?.close();
+  });
+
+  describe.each(variants.map((v) => [v.name, v] as const))('%s', (_name, template) => {
+    it('every call of each Lambda and of the command is allowed; the unused grants are the known ones', async () => {
+      const variant = withUrls(template, receiver, gone);
+      const { deployed, configInput } = synthVariant(variant, base());
+      const config = parseConfig(configInput);
+      log.calls.length = 0;
+      const secrets = new StubSecrets();
+      secrets.install(log);
+      installServiceStubs(log, deployed);
+      const run = await runStack({ log, emulators, setup, deployed, secrets, frontDoor: variant.frontDoor });
+      const cli = new OperatorCli(log, deployed.stackName, configInput);
+      try {
+        const answers = await sendAll(log, run, config, secrets, deployed);
+        expect(answers).toMatchObject({
+          ok: 202,
+          duplicate: 200,
+          conflict: 409,
+          released: 503,
+          retry: 202,
+          dead: 202,
+          archived: 202,
+          large: 202,
+        });
+        await run.process();
+        await run.forward(['gone']);
+        await operate(cli, config);
+      } finally {
+        run.close();
+        cli.close();
+      }
+
+      const requests = requestsOf(log.calls);
+      const serviceCalls: IamRequest[] = deployed
+        .eventSourceCalls()
+        .map((c) => ({ actor: c.actor, action: c.action, arn: c.arn, via: 'event source mapping' }));
+      const actors = (['verify', 'processor', 'forwarder'] as const).filter((a) => deployed.hasLambda(a));
+      const found: Row[] = [];
+      for (const actor of actors) {
+        const own = [...requests, ...serviceCalls].filter((r) => r.actor === actor);
+        found.push(await evaluate(rows, variant.name, actor, own, lambdaCaller(deployed, actor), deployed));
+      }
+      const operator: Caller = {
+        principal: `arn:aws:sts::${ACCOUNT}:assumed-role/operator/someone`,
+        identityPolicies: [{ name: 'README operator policy', policy: operatorPolicy(deployed, config) }],
+      };
+      found.push(
+        await evaluate(
+          rows,
+          variant.name,
+          'cli',
+          requests.filter((r) => r.actor === 'cli'),
+          operator,
+          deployed,
+        ),
+      );
+
+      for (const row of found) {
+        expect(row.calls, `${row.actor} made no AWS call`).toBeGreaterThan(0);
+        expect(explain(row.denied), `${row.actor}: denied calls`).toBe('');
+      }
+      const unused = Object.fromEntries(
+        found.map((row) => [row.actor, row.unused.map((g) => named(g, deployed.stackName)).sort()]),
+      );
+      const duplicates = Object.fromEntries(
+        found.map((row) => [row.actor, row.duplicates.map((g) => named(g, deployed.stackName)).sort()]),
+      );
+      expect(unused).toEqual(EXPECTED_UNUSED[variant.name]);
+      expect(duplicates).toEqual(EXPECTED_DUPLICATES[variant.name]);
+    }, 120_000);
+  });
+
+  afterAll(() => {
+    const dir = process.env.IAM_TABLE_OUT;
+    if (!dir || rows.length === 0) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${suite}.md`), tableOf(rows));
+  });
+}
 
 /** The operator's commands, each of which must succeed. */
 async function operate(cli: OperatorCli, config: Config): Promise<void> {
@@ -347,8 +367,3 @@ async function operate(cli: OperatorCli, config: Config): Promise<void> {
   await ok('dlq', 'redrive', '--destination', ids[0] as string, '--json');
   await ok('dlq', 'purge', '--destination', ids[0] as string, '--yes', '--json');
 }
-
-afterAll(() => {
-  const out = process.env.IAM_TABLE_OUT;
-  if (out && rows.length > 0) writeFileSync(out, `${JSON.stringify(rows, null, 2)}\n`);
-});
