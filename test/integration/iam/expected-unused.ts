@@ -21,10 +21,13 @@ const PROCESSOR = [LIST_BUCKET, `s3:PutObject ${BUCKET}/payloads/*`, getQueueUrl
 /**
  * The forwarder's: its destination queues' GetQueueUrl, SendMessage to them (a waiting delivery sent
  * anew, when its destination is enabled again), ChangeMessageVisibility where no forward was retried,
- * the payloads PutObject (an EventBridge entry too large even with its body in S3), and the intake's
- * Lambda calls where no destination was gone.
+ * the payloads PutObject where no EventBridge destination stores a body too large for its entry, and
+ * the intake's Lambda calls where no destination was gone.
  */
-function forwarder(queues: string[], options: { notRetried: string[]; intakeUsed: boolean }): string[] {
+function forwarder(
+  queues: string[],
+  options: { notRetried: string[]; intakeUsed: boolean; storesBodies?: boolean },
+): string[] {
   const queue = (id: string) => `${QUEUE}-to-${id}`;
   return [
     ...(options.intakeUsed
@@ -34,7 +37,7 @@ function forwarder(queues: string[], options: { notRetried: string[]; intakeUsed
           `lambda:UpdateEventSourceMapping ${ARN}:lambda:${AT}:event-source-mapping:*`,
         ]),
     LIST_BUCKET,
-    `s3:PutObject ${BUCKET}/payloads/*`,
+    ...(options.storesBodies ? [] : [`s3:PutObject ${BUCKET}/payloads/*`]),
     ...options.notRetried.map((id) => `sqs:ChangeMessageVisibility ${queue(id)}`),
     ...queues.map((id) => getQueueUrl(queue(id))),
     ...queues.map((id) => `sqs:SendMessage ${queue(id)}`),
@@ -71,7 +74,11 @@ export const EXPECTED_UNUSED: Record<string, Record<string, string[]>> = {
   'rest+eventbridge': {
     verify: VERIFY,
     processor: PROCESSOR,
-    forwarder: forwarder(['audit', 'events'], { notRetried: ['audit', 'events'], intakeUsed: false }),
+    forwarder: forwarder(['audit', 'events'], {
+      notRetried: ['audit', 'events'],
+      intakeUsed: false,
+      storesBodies: true,
+    }),
     cli: CLI_WITHOUT_HTTP,
   },
   'rest+sqs': {

@@ -177,10 +177,11 @@ async function sendAll(
     'msg_archived',
     JSON.stringify({ type: 'order.paid', data: { pad: 'a'.repeat(10_000) } }),
   );
-  // Over the queue's inline limit: stored by the verify Lambda under payloads/.
+  // Over the queue's inline limit (stored by the verify Lambda under payloads/) and over what an
+  // EventBridge entry holds (stored again by the forwarder, restarting its lifetime).
   answers.large = await run.verify(
     EVENTS.large,
-    JSON.stringify({ type: 'order.paid', data: { pad: 'b'.repeat(200_000) } }),
+    JSON.stringify({ type: 'order.paid', data: { pad: 'b'.repeat(300_000) } }),
   );
   // The queue refuses one send: the claim is released and the provider told to retry (503).
   log.failNext('verify', 'sqs:SendMessage', serviceUnavailable());
