@@ -1,9 +1,10 @@
-// IAM, checked offline (the suite; the test files pick its variants): every AWS call the three Lambdas and the `webhook-inbox` command make while a
-// stack runs as deployed (deployed-stack.ts: accept, duplicate, conflict, large body, archive, retry, give
-// up, forward to each destination type, a destination gone, and the operator's commands), evaluated with
-// @cloud-copilot/iam-simulate against the synthesized role policies and the stack's resource policies,
-// and, for the command, against the policy the README gives operators. Run for each front door and with
-// destinations of each type. A denied call fails the test; grants no call uses are listed and pinned.
+// IAM, checked offline (the suite; the least-privilege-*.test.ts files pick its variants): every AWS call
+// the three Lambdas and the `webhook-inbox` command make while a stack runs as deployed (deployed-stack.ts:
+// accept, duplicate, conflict, a refused enqueue, a body in S3, one archived, every provider's secret,
+// process, retry, give up, forward to each destination type with a retry and a destination gone, and the
+// operator's commands and console pages), evaluated with @cloud-copilot/iam-simulate against the
+// synthesized role policies and the stack's resource policies, and, for the command, against the policy
+// the README gives operators. A denied call fails the test; the grants no call uses are listed and pinned.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,7 +233,7 @@ export function leastPrivilegeSuite(
     installAwsCallLog(log);
     receiver = await startDestinationServer();
     gone = await startDestinationServer();
-    // The first request each receiver gets fails, so the forwarder's retry path runs too.
+    // The receiver's first answer is a 503, so the forwarder's retry path runs too; `gone` is gone (410).
     receiver.answer(status(503));
     gone.answerAll(status(410));
   });
