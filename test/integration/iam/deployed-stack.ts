@@ -58,6 +58,11 @@ export interface Variant {
   frontDoor: FrontDoor;
   /** The `webhookInbox` context: cdk.json's plus these destinations. */
   destinations: Record<string, Record<string, unknown>>;
+  /**
+   * Whether the operator's commands run on this stack too. They make the same calls whatever the front
+   * door, so the front doors but one leave them out. @default true
+   */
+  operator?: boolean;
 }
 
 export const PROVIDER = 'standard-webhooks';

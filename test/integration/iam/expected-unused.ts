@@ -60,11 +60,13 @@ const CLI_WITHOUT_HTTP = [
 ].sort();
 
 const WITHOUT_DESTINATIONS = { verify: VERIFY, processor: PROCESSOR, cli: CLI };
+/** The front doors whose stacks the operator's commands do not run on. */
+const LAMBDAS_ONLY = { verify: VERIFY, processor: PROCESSOR };
 
 export const EXPECTED_UNUSED: Record<string, Record<string, string[]>> = {
   rest: WITHOUT_DESTINATIONS,
-  http: WITHOUT_DESTINATIONS,
-  'function-url': WITHOUT_DESTINATIONS,
+  http: LAMBDAS_ONLY,
+  'function-url': LAMBDAS_ONLY,
   'rest+http': {
     verify: VERIFY,
     processor: PROCESSOR,
@@ -95,8 +97,8 @@ const DUPLICATES = { verify: [], processor: PROCESSOR_DUPLICATE, cli: [] };
 
 export const EXPECTED_DUPLICATES: Record<string, Record<string, string[]>> = {
   rest: DUPLICATES,
-  http: DUPLICATES,
-  'function-url': DUPLICATES,
+  http: { verify: [], processor: PROCESSOR_DUPLICATE },
+  'function-url': { verify: [], processor: PROCESSOR_DUPLICATE },
   'rest+http': { ...DUPLICATES, forwarder: [] },
   'rest+eventbridge': { ...DUPLICATES, forwarder: [] },
   'rest+sqs': { ...DUPLICATES, forwarder: [] },
