@@ -1,0 +1,19 @@
+// IAM checked offline (least-privilege.ts) on a stack of the REST front door with destinations of each type (http, eventbridge, sqs): every AWS call of each Lambda and of
+// the `webhook-inbox` command is allowed by the synthesized policies and the README's operator policy,
+// and the grants no call uses are the pinned ones.
+import { vi } from 'vitest';
+import { DESTINATION_VARIANTS, leastPrivilegeSuite } from './least-privilege';
+
+// The command builds its clients for a stack itself (cli/aws.ts): pointed at the emulators here. The
+// Lambdas' clients are given their endpoints explicitly and pass through.
+const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | Record<string, string> }));
+vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../lambdas/adapters/clients')>();
+  return {
+    ...actual,
+    createAwsClients: (options: Parameters<typeof actual.createAwsClients>[0] = {}) =>
+      actual.createAwsClients(options.dynamodb ? options : { ...emulator.endpoints, ...options }),
+  };
+});
+
+leastPrivilegeSuite('destinations', DESTINATION_VARIANTS, emulator);

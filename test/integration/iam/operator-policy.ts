@@ -1,0 +1,74 @@
+// The IAM policy the README gives operators for the `webhook-inbox` command on a stack ("IAM for
+// operators"), read from the README itself so the test checks what readers copy, with its placeholders
+// filled in from a synthesized stack: `${Region}`, `${Account}`, `${StackName}`, `${<stack output>}`, and
+// the lists of what cdk.json imports (`${ImportedSecretArns}`, `${ImportedBusArns}`, `${TargetQueueArns}`).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Config, forwardDestinations } from '../../../config';
+import { PROJECT_ROOT } from '../../infra/synth';
+import {
+  ACCOUNT,
+  type DeployedTemplate,
+  type PolicyDocument,
+  REGION,
+  type Statement,
+} from '../../support/iam-template';
+
+export const OPERATOR_SECTION = '### IAM for operators';
+
+/** The first ```json block after the section's heading. */
+export function readmeOperatorPolicy(
+  readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'),
+): PolicyDocument {
+  const start = readme.indexOf(`\n${OPERATOR_SECTION}\n`);
+  if (start < 0) throw new Error(`README.md has no "${OPERATOR_SECTION}" section`);
+  const block = /```json\n([\s\S]*?)\n```/.exec(readme.slice(start));
+  if (!block) throw new Error(`README.md's "${OPERATOR_SECTION}" has no json block`);
+  return JSON.parse(block[1] as string) as PolicyDocument;
+}
+
+function listsOf(config: Config): Record<string, string[]> {
+  const destinations = forwardDestinations(config);
+  return {
+    ImportedSecretArns: destinations.flatMap((d) => (d.type === 'http' && d.secretArn ? [d.secretArn] : [])),
+    ImportedBusArns: destinations.flatMap((d) => (d.type === 'eventbridge' && d.busArn ? [d.busArn] : [])),
+    TargetQueueArns: destinations.flatMap((d) => (d.type === 'sqs' ? [d.queueArn] : [])),
+  };
+}
+
+export function operatorPolicy(deployed: DeployedTemplate, config: Config): PolicyDocument {
+  const values: Record<string, string> = {
+    Region: REGION,
+    Account: ACCOUNT,
+    StackName: deployed.stackName,
+    ...deployed.outputs,
+  };
+  const lists = listsOf(config);
+  const fill = (text: string): string[] => {
+    const list = /^\$\{(\w+)\}$/.exec(text)?.[1];
+    if (list !== undefined && Object.hasOwn(lists, list)) return lists[list] as string[];
+    // A placeholder of an output the stack lacks (no destinations, so no EventBusArn) grants nothing.
+    if ([...text.matchAll(/\$\{(\w+)\}/g)].some(([, name]) => !Object.hasOwn(values, name as string)))
+      return [];
+    return [text.replace(/\$\{(\w+)\}/g, (_, name: string) => values[name] as string)];
+  };
+  const fillAll = (value: string | string[] | undefined) =>
+    value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap(fill);
+  const hasDestinations = forwardDestinations(config).length > 0;
+  const statements = readmeOperatorPolicy().Statement.flatMap((s): Statement[] => {
+    // As the README says: a stack without destinations needs none of the Destination* statements.
+    if (!hasDestinations && s.Sid?.startsWith('Destination')) return [];
+    const resources = fillAll(s.Resource) ?? [];
+    if (resources.length === 0) return [];
+    const condition =
+      s.Condition &&
+      Object.fromEntries(
+        Object.entries(s.Condition).map(([op, keys]) => [
+          op,
+          Object.fromEntries(Object.entries(keys).map(([key, v]) => [key, fillAll(v) as string[]])),
+        ]),
+      );
+    return [{ ...s, Resource: resources, ...(condition ? { Condition: condition } : {}) }];
+  });
+  return { Version: '2012-10-17', Statement: statements };
+}
