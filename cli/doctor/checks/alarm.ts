@@ -1,6 +1,7 @@
 // Whether an alarm can notify: one of the stack's alarms is set (SetAlarmState) to the state whose actions
 // publish to the SNS topic, CloudWatch's history is read for that action's success or failure, and the
-// alarm is always put back. A denied call makes this "cannot check": it says nothing about the topic.
+// alarm is put back unless its own evaluation already has. A denied call makes this "cannot check": it
+// says nothing about the topic.
 import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
@@ -103,10 +104,9 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
         : cannotCheck(ALARM, TITLE, `SetAlarmState failed: ${describeError(error)}`),
     ];
   }
-  const wrote = `set alarm ${drill.alarm} to ${drill.to} (its subscribers are notified), then back to ${drill.from}`;
   let outcome: ActionOutcome | undefined;
   let readError: unknown;
-  let putBack: string | undefined;
+  let putBack: string;
   try {
     outcome = await waitForAction(ctx, drill, sinceMs);
   } catch (error) {
@@ -114,7 +114,9 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
   } finally {
     putBack = await putAlarmBack(ctx, drill);
   }
-  const extra = { wrote: putBack === undefined ? wrote : `${wrote}: ${putBack}` };
+  const extra = {
+    wrote: `set alarm ${drill.alarm} to ${drill.to} (its subscribers are notified), ${putBack}`,
+  };
   if (readError !== undefined) {
     const denied = isAccessDenied(readError) ? ' (grant cloudwatch:DescribeAlarmHistory)' : '';
     return [
@@ -166,12 +168,21 @@ async function waitForAction(
   }
 }
 
-/** Puts the alarm back; says what went wrong if it could not (its next evaluation sets it anyway). */
-async function putAlarmBack(ctx: DoctorContext, drill: AlarmDrill): Promise<string | undefined> {
+/**
+ * Puts the alarm back, unless its own evaluation already has: SetAlarmState holds only until the next one,
+ * often seconds later, and an alarm no longer in the drilled state with the doctor's reason is in the state
+ * its metric gives it now. Setting the old state over that would be a false notification (an OK over a
+ * real ALARM). Says what happened, for the `wrote` line.
+ */
+async function putAlarmBack(ctx: DoctorContext, drill: AlarmDrill): Promise<string> {
   try {
+    const [now] = await ctx.alarms.describe([drill.alarm]);
+    if (now !== undefined && (now.state !== drill.to || now.stateReason !== REASON)) {
+      return `then left it: its own evaluation had already set it to ${now.state}`;
+    }
     await ctx.alarms.setState(drill.alarm, drill.from, PUT_BACK_REASON);
-    return undefined;
+    return `then back to ${drill.from}`;
   } catch (error) {
-    return `could not put it back (${describeError(error)}); its next evaluation sets its real state`;
+    return `then could not put it back (${describeError(error)}); its next evaluation sets its real state`;
   }
 }

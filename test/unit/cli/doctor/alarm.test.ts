@@ -75,13 +75,38 @@ describe('checkAlarm', () => {
     const { cloudwatch, ctx } = setup();
     const setState = cloudwatch.setState.bind(cloudwatch);
     let calls = 0;
-    cloudwatch.setState = async (name, state) => {
+    cloudwatch.setState = async (name, state, reason) => {
       if (++calls > 1) throw new Error('Rate exceeded');
-      return setState(name, state);
+      return setState(name, state, reason);
     };
     const [result] = await checkAlarm(ctx);
     expect(result).toMatchObject({ status: 'pass' });
     expect(result?.wrote).toContain('could not put it back (Rate exceeded)');
+  });
+
+  it('leaves the alarm alone when its own evaluation has already moved it: no false OK over a real ALARM', async () => {
+    const { cloudwatch, ctx } = setup();
+    // SetAlarmState holds only until the alarm's next evaluation, often seconds later; here a real breach
+    // is found meanwhile, so the alarm is in ALARM for its own reason, and setting OK would page a false all-clear.
+    cloudwatch.afterSet = (alarm) => {
+      alarm.state = 'ALARM';
+      alarm.stateReason = 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).';
+    };
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'pass' });
+    expect(cloudwatch.setCalls).toEqual([{ name: NAME, state: 'ALARM' }]);
+    expect(result?.wrote).toContain('its own evaluation had already set it to ALARM');
+  });
+
+  it('does not put back a state the alarm has already left by its own evaluation', async () => {
+    const { cloudwatch, ctx } = setup({ state: 'INSUFFICIENT_DATA' });
+    cloudwatch.afterSet = (alarm) => {
+      alarm.state = 'OK';
+      alarm.stateReason = 'Threshold Crossed: no datapoints were received for 1 period';
+    };
+    const [result] = await checkAlarm(ctx);
+    expect(cloudwatch.setCalls).toEqual([{ name: NAME, state: 'ALARM' }]);
+    expect(result?.wrote).toContain('its own evaluation had already set it to OK');
   });
 
   it('is skipped with --skip-alarm, setting nothing', async () => {

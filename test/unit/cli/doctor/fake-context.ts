@@ -56,6 +56,8 @@ export class FakeCloudWatch implements AlarmOps {
   /** What publishing to the topic does: succeed, fail, or record nothing (an action not yet run). */
   publish: 'Succeeded' | 'Failed' | 'none' = 'Succeeded';
   failSet?: Error;
+  /** The alarm's own evaluation after a set, as CloudWatch runs it (often within seconds). */
+  afterSet?: (alarm: AlarmSummary) => void;
   failHistory?: Error;
   nowMs = 1_000_000;
 
@@ -65,15 +67,16 @@ export class FakeCloudWatch implements AlarmOps {
     return this.alarms.filter((a) => names.includes(a.name));
   }
 
-  async setState(name: string, state: AlarmState): Promise<void> {
+  async setState(name: string, state: AlarmState, reason: string): Promise<void> {
     if (this.failSet) throw this.failSet;
     this.setCalls.push({ name, state });
     const alarm = this.alarms.find((a) => a.name === name);
-    if (!alarm || alarm.state === state) return;
+    if (!alarm) return;
+    alarm.stateReason = reason;
+    if (alarm.state === state) return;
     alarm.state = state;
     const actions = state === 'ALARM' ? alarm.alarmActions : state === 'OK' ? alarm.okActions : [];
-    if (this.publish === 'none') return;
-    for (const arn of actions) {
+    for (const arn of this.publish === 'none' ? [] : actions) {
       const ok = this.publish === 'Succeeded';
       const records = this.history.get(name) ?? [];
       records.unshift({
@@ -87,6 +90,9 @@ export class FakeCloudWatch implements AlarmOps {
       });
       this.history.set(name, records);
     }
+    const evaluate = this.afterSet;
+    this.afterSet = undefined;
+    evaluate?.(alarm);
   }
 
   async actionsSince(name: string, sinceMs: number): Promise<AlarmActionRecord[]> {
@@ -96,7 +102,14 @@ export class FakeCloudWatch implements AlarmOps {
 }
 
 export function okAlarm(name: string, state: AlarmState = 'OK'): AlarmSummary {
-  return { name, state, actionsEnabled: true, alarmActions: [TOPIC], okActions: [TOPIC] };
+  return {
+    name,
+    state,
+    stateReason: 'Threshold Crossed: 1 datapoint [0.0] was not greater than the threshold (0.0).',
+    actionsEnabled: true,
+    alarmActions: [TOPIC],
+    okActions: [TOPIC],
+  };
 }
 
 export function fakeTarget(config: Config, secrets: Record<string, string[]> = {}): Target {
