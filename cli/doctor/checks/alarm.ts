@@ -44,9 +44,21 @@ export function chooseDrill(alarms: readonly AlarmSummary[]): AlarmDrill | undef
 export type ActionOutcome = { ok: true } | { ok: false; error: string };
 
 /**
- * The outcome of the topic's action among an alarm's history items, if CloudWatch has recorded one. Its
- * HistoryData carries `actionState` (Succeeded or Failed) and `notificationResource`; the summary says
- * `Successfully executed action <arn>` or `Failed to execute action <arn>`.
+ * The summary CloudWatch writes for an action: `Successfully executed action <arn>`, or `Failed to execute
+ * action <arn>. Received error: "<what SNS said>"` (the form AWS's knowledge center quotes for a topic
+ * policy that refuses the alarm). The ARN ends at a space, or at the full stop before one.
+ */
+const SUMMARY =
+  /^(Successfully executed|Failed to execute) action (arn:\S+?)(?=\.?(?:\s|$))(?:\.\s*Received error:\s*(.*))?/s;
+
+/** SNS's error without the quotes CloudWatch puts around it (the closing one is lost to a cut summary). */
+const unquote = (text: string) => text.trim().replace(/^"/, '').replace(/"$/, '');
+
+/**
+ * The outcome of the topic's action among an alarm's history items, if CloudWatch has recorded one. The
+ * summary is what AWS documents; HistoryData's JSON (`actionState`, `notificationResource`) is read as
+ * well where it is there, its shape being undocumented. The topic must be the action's whole ARN: a
+ * second topic on the same alarm whose ARN begins with this one's is another topic.
  */
 export function actionOutcome(
   records: readonly AlarmActionRecord[],
@@ -59,11 +71,16 @@ export function actionOutcome(
     } catch {
       // Not JSON: the summary alone says what happened.
     }
-    const names = data.notificationResource === topic || record.summary.includes(topic);
-    if (!names) continue;
-    if (data.actionState === 'Succeeded' || /^Successfully/i.test(record.summary)) return { ok: true };
-    if (data.actionState === 'Failed' || /^Failed/i.test(record.summary)) {
-      return { ok: false, error: typeof data.error === 'string' ? data.error : record.summary };
+    const summary = SUMMARY.exec(record.summary);
+    const arn = typeof data.notificationResource === 'string' ? data.notificationResource : summary?.[2];
+    if (arn !== topic) continue;
+    if (data.actionState === 'Succeeded' || summary?.[1] === 'Successfully executed') return { ok: true };
+    if (data.actionState === 'Failed' || summary?.[1] === 'Failed to execute') {
+      const received = summary?.[3] ? unquote(summary[3]) : undefined;
+      return {
+        ok: false,
+        error: typeof data.error === 'string' ? data.error : (received ?? record.summary),
+      };
     }
   }
   return undefined;

@@ -3,7 +3,7 @@
 // "cannot check", never a failure of the inbox.
 import { describe, expect, it } from 'vitest';
 import { actionOutcome, checkAlarm, chooseDrill } from '../../../../cli/doctor/checks/alarm';
-import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, TOPIC } from './fake-context';
+import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, publishRefused, TOPIC } from './fake-context';
 
 const NAME = 'WebhookInbox-DeadLetters-X';
 
@@ -30,7 +30,7 @@ describe('checkAlarm', () => {
     cloudwatch.publish = 'Failed';
     const [result] = await checkAlarm(ctx);
     expect(result).toMatchObject({ status: 'fail' });
-    expect(result?.detail).toContain('KMS key is not accessible');
+    expect(result?.detail).toContain('is not authorized to perform: SNS:Publish');
     expect(result?.fix).toContain('cloudwatch.amazonaws.com');
     expect(cloudwatch.setCalls.at(-1)).toEqual({ name: NAME, state: 'OK' });
   });
@@ -151,6 +151,32 @@ describe('actionOutcome', () => {
       ok: false,
       error: `Failed to execute action ${TOPIC}`,
     });
+  });
+
+  it('gives the error CloudWatch received, from the summary, when HistoryData names none', () => {
+    const summary = publishRefused(NAME, TOPIC);
+    expect(
+      actionOutcome(
+        [{ timestampMs: 0, summary, data: JSON.stringify({ notificationResource: TOPIC }) }],
+        TOPIC,
+      ),
+    ).toEqual({
+      ok: false,
+      error: `Resource: arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${NAME} is not authorized to perform: SNS:Publish on resource: ${TOPIC}`,
+    });
+  });
+
+  it("does not take the action of a topic whose ARN only begins with the drilled topic's", () => {
+    const pager = `${TOPIC}-Pager`;
+    expect(
+      actionOutcome(
+        [
+          { timestampMs: 2, summary: publishRefused(NAME, pager), data: '' },
+          { timestampMs: 1, summary: `Successfully executed action ${TOPIC}`, data: '' },
+        ],
+        TOPIC,
+      ),
+    ).toEqual({ ok: true });
   });
 
   it("ignores another topic's action", () => {

@@ -49,6 +49,14 @@ export const accessDenied = () =>
     name: 'AccessDeniedException',
   });
 
+/**
+ * The history summary of an SNS action refused by the topic's access policy, in the form AWS's knowledge
+ * center article "Why didn't I receive an SNS notification for my CloudWatch alarm trigger?" quotes.
+ */
+export function publishRefused(alarm: string, topic: string): string {
+  return `Failed to execute action ${topic}. Received error: "Resource: arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${alarm} is not authorized to perform: SNS:Publish on resource: ${topic}"`;
+}
+
 /** CloudWatch with alarms in memory: SetAlarmState runs the new state's actions into the history. */
 export class FakeCloudWatch implements AlarmOps {
   readonly setCalls: { name: string; state: AlarmState }[] = [];
@@ -81,12 +89,8 @@ export class FakeCloudWatch implements AlarmOps {
       const records = this.history.get(name) ?? [];
       records.unshift({
         timestampMs: this.nowMs,
-        summary: ok ? `Successfully executed action ${arn}` : `Failed to execute action ${arn}`,
-        data: JSON.stringify({
-          actionState: this.publish,
-          notificationResource: arn,
-          ...(ok ? {} : { error: 'Resource is not authorized to publish: KMS key is not accessible' }),
-        }),
+        summary: ok ? `Successfully executed action ${arn}` : publishRefused(name, arn),
+        data: JSON.stringify({ actionState: this.publish, notificationResource: arn }),
       });
       this.history.set(name, records);
     }
