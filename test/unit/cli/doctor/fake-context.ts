@@ -197,3 +197,8 @@ export function fakeContext(
     ...overrides,
   };
 }
+
+/** An SDK error as the SDK throws it: its name, AWS's message, and the HTTP status in $metadata. */
+export function awsError(name: string, message: string, httpStatusCode = 400): Error {
+  return Object.assign(new Error(message), { name, $metadata: { httpStatusCode } });
+}
