@@ -166,7 +166,11 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
       ),
     ];
   }
-  return [pass(ALARM, TITLE, `${drill.alarm}: ${drill.to} published to ${drill.topic}`, extra)];
+  // The action found may be the one of the alarm's own evaluation back to its real state, run seconds
+  // after the drilled one: either is CloudWatch publishing to the topic, so neither is named.
+  return [
+    pass(ALARM, TITLE, `${drill.alarm}: CloudWatch published to ${drill.topic} (set to ${drill.to})`, extra),
+  ];
 }
 
 async function waitForAction(
