@@ -39,14 +39,16 @@ Checks, in order (an item whose prerequisite did not pass is "cannot check", nam
   delivery         a signed sample delivery to the provider's URL gets 202          writes: one delivery
   processed        it reaches processed, once (waits up to 20 s)
   method           a GET on the same URL gets 405
-  alarm            one alarm set to ALARM (or OK) notifies its SNS topic, then is   writes: alarm state,
-                   put back                                                         two notifications
+  alarm            one alarm set to ALARM (or OK) notifies its SNS topic (waits     writes: alarm state,
+                   up to 60 s), then is put back unless its own evaluation has      two notifications
   dlq:policy       the DLQ's redrive allow policy names the main queue
   dlq:move         the CLI can list DLQ move tasks (SQS has no dry run for the start itself)
   destination-*    each destination answers its signed test, and an SQS or          writes: one test
                    EventBridge target is in the stack's region                      event each
   concurrency      the account's unreserved Lambda concurrency leaves room for the verify Lambda's
                    reservation (the function URL's rate cap)
+A call AWS did not answer this time (throttled, a 5xx, the network, expired credentials) makes its item
+"cannot check", never a failure.
 
 Exit code 0 when nothing failed (items that could not be checked are listed), 1 when an item failed.
 
