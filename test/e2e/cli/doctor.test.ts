@@ -166,4 +166,32 @@ describe('webhook-inbox doctor', { timeout: CLI_TIMEOUT_MS }, () => {
       aws.overrides.clear();
     }
   });
+
+  it.each([
+    ['ExpiredToken', 'The security token included in the request is expired', 'check your AWS credentials'],
+    [
+      'AccessDenied',
+      'User: arn:aws:iam::123456789012:user/ops is not authorized to perform: cloudformation:DescribeStacks',
+      'check the stack name, --region and --profile',
+    ],
+  ])(
+    'wired: DescribeStacks refused with %s is one line naming it, exit 1, no checklist',
+    async (code, message, hint) => {
+      aws.overrides.set('cloudformation.DescribeStacks', {
+        status: 403,
+        type: 'text/xml',
+        body: `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>r</RequestId></ErrorResponse>`,
+      });
+      try {
+        const result = await doctor(['--stack', 'WebhookInbox', '--json'], aws.env());
+        expect(result.code).toBe(1);
+        const line = oneLineError(result);
+        expect(line).toContain(`cannot read stack WebhookInbox: ${message}`);
+        expect(line).toContain(hint);
+        expect(aws.calls.at(-1)).toBe('cloudformation.DescribeStacks');
+      } finally {
+        aws.overrides.clear();
+      }
+    },
+  );
 });
