@@ -179,12 +179,18 @@ async function checkMethod(ctx: DoctorContext, done: readonly CheckResult[]): Pr
       `GET ${url}: 404, what an API Gateway HTTP API answers for every other method (it has no 405)`,
     );
   }
+  if (status === 404 && frontDoor === undefined) {
+    // An HTTP API's documented answer, or a wrong URL: only the stack's resources tell which.
+    return cannotCheck(
+      METHOD,
+      METHOD_TITLE,
+      `GET ${url}: 404, what an HTTP API (api: 'http') answers for every other method; which front door the stack has could not be read from its resources (cloudformation:ListStackResources)`,
+    );
+  }
   return fail(
     METHOD,
     METHOD_TITLE,
     `GET ${url}: ${status}`,
-    frontDoor === undefined && status === 404
-      ? "404 is an HTTP API's answer (api: 'http'); the doctor could not read the stack's resources to tell"
-      : 'redeploy with `npx cdk deploy`: the front door should refuse every method but POST',
+    'redeploy with `npx cdk deploy`: the front door should refuse every method but POST',
   );
 }

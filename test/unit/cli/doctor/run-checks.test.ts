@@ -5,7 +5,7 @@ import { summarize } from '../../../../cli/doctor/checklist';
 import { runChecks } from '../../../../cli/doctor/run-checks';
 import { parseConfig } from '../../../../config';
 import type { InboxRecord } from '../../../../lambdas/core/inbox';
-import { awsError, fakeContext, fakeTarget } from './fake-context';
+import { accessDenied, awsError, fakeContext, fakeTarget } from './fake-context';
 
 const config = parseConfig({ providers: { github: { scheme: 'github' } } });
 
@@ -156,6 +156,21 @@ describe('runChecks', () => {
     expect(results.find((r) => r.id === 'processed')).toMatchObject({ status: 'cannot-check' });
     expect(results.find((r) => r.id === 'processed')?.detail).toContain('Rate exceeded');
     expect(results.find((r) => r.id === 'method')).toMatchObject({ status: 'pass' });
+  });
+
+  it("cannot check, rather than fail, a 404 to GET when the stack's resources cannot tell an HTTP API", async () => {
+    const ctx = fakeContext(
+      {
+        target: fakeTarget(config, { github: ['chosen'] }),
+        resources: () => Promise.reject(accessDenied()),
+        http: { post: async () => ({ status: 202, answer: {} }), request: async () => 404 },
+        options: { delivery: false, alarm: false },
+      },
+      config,
+    );
+    const results = await runChecks(ctx);
+    expect(results.find((r) => r.id === 'method')).toMatchObject({ status: 'cannot-check' });
+    expect(results.find((r) => r.id === 'method')?.detail).toContain('cloudformation:ListStackResources');
   });
 
   it('turns a check that throws into "cannot check" with the reason, and goes on', async () => {
