@@ -1,7 +1,7 @@
 // `webhook-inbox doctor --stack NAME`: the check to run after `cdk deploy`. A checklist of what makes a
 // deployed inbox work, each item a pass, a failure with its fix, "cannot check" with the reason, or
 // skipped on request. Exit 1 if any item failed.
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { JsonOption } from '../options';
 
 export interface DoctorCommandOptions extends JsonOption {
@@ -13,18 +13,23 @@ export interface DoctorCommandOptions extends JsonOption {
   skipAlarm?: boolean;
 }
 
+/** An empty name would reach AWS as a refusal that names nothing: it is a usage error here. */
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('it is empty');
+  return value;
+}
+
 export function registerDoctor(program: Command): void {
   const command = program
     .command('doctor')
     .description('check a deployed stack works: a checklist with a fix for each failure')
     .addOption(
-      new Option(
-        '--stack <name>',
-        'the deployed stack (its outputs are read with DescribeStacks)',
-      ).makeOptionMandatory(),
+      new Option('--stack <name>', 'the deployed stack (its outputs are read with DescribeStacks)')
+        .argParser(nonEmpty)
+        .makeOptionMandatory(),
     )
-    .option('--region <region>', 'AWS region of --stack (default: AWS_REGION or the profile)')
-    .option('--profile <name>', 'AWS profile (default credential chain otherwise)')
+    .option('--region <region>', 'AWS region of --stack (default: AWS_REGION or the profile)', nonEmpty)
+    .option('--profile <name>', 'AWS profile (default credential chain otherwise)', nonEmpty)
     .option('--no-delivery', 'send no test delivery and no destination test events (those items are skipped)')
     .option('--skip-alarm', "set no alarm's state (the notification item is skipped)")
     .option('--json', 'print JSON (for scripts) instead of the checklist');

@@ -103,6 +103,19 @@ describe('webhook-inbox doctor', { timeout: CLI_TIMEOUT_MS }, () => {
     );
   });
 
+  it('an empty --stack or --region: a usage error, exit 2, before any AWS call', async () => {
+    for (const args of [
+      ['--stack', ''],
+      ['--stack', 'WebhookInbox', '--region', ' '],
+    ]) {
+      const calls = aws.calls.length;
+      const result = await doctor(args, aws.env());
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(aws.calls.length).toBe(calls);
+      expect(oneLineError(result)).toMatch(/argument '\s*' is invalid/);
+    }
+  });
+
   it('without --stack: a usage error, exit 2', async () => {
     const result = await doctor([]);
     expect(result.code).toBe(2);
