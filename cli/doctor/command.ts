@@ -1,7 +1,7 @@
 // `webhook-inbox doctor --stack NAME`: the check to run after `cdk deploy`. A checklist of what makes a
 // deployed inbox work, each item a pass, a failure with its fix, "cannot check" with the reason, or
 // skipped on request. Exit 1 if any item failed.
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { JsonOption } from '../options';
 
 export interface DoctorCommandOptions extends JsonOption {
@@ -13,18 +13,23 @@ export interface DoctorCommandOptions extends JsonOption {
   skipAlarm?: boolean;
 }
 
+/** An empty name would reach AWS as a refusal that names nothing: it is a usage error here. */
+function nonEmpty(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('it is empty');
+  return value;
+}
+
 export function registerDoctor(program: Command): void {
   const command = program
     .command('doctor')
     .description('check a deployed stack works: a checklist with a fix for each failure')
     .addOption(
-      new Option(
-        '--stack <name>',
-        'the deployed stack (its outputs are read with DescribeStacks)',
-      ).makeOptionMandatory(),
+      new Option('--stack <name>', 'the deployed stack (its outputs are read with DescribeStacks)')
+        .argParser(nonEmpty)
+        .makeOptionMandatory(),
     )
-    .option('--region <region>', 'AWS region of --stack (default: AWS_REGION or the profile)')
-    .option('--profile <name>', 'AWS profile (default credential chain otherwise)')
+    .option('--region <region>', 'AWS region of --stack (default: AWS_REGION or the profile)', nonEmpty)
+    .option('--profile <name>', 'AWS profile (default credential chain otherwise)', nonEmpty)
     .option('--no-delivery', 'send no test delivery and no destination test events (those items are skipped)')
     .option('--skip-alarm', "set no alarm's state (the notification item is skipped)")
     .option('--json', 'print JSON (for scripts) instead of the checklist');
@@ -39,14 +44,16 @@ Checks, in order (an item whose prerequisite did not pass is "cannot check", nam
   delivery         a signed sample delivery to the provider's URL gets 202          writes: one delivery
   processed        it reaches processed, once (waits up to 20 s)
   method           a GET on the same URL gets 405
-  alarm            one alarm set to ALARM (or OK) notifies its SNS topic, then is   writes: alarm state,
-                   put back                                                         two notifications
+  alarm            one alarm set to ALARM (or OK) notifies its SNS topic (waits     writes: alarm state,
+                   up to 60 s), then is put back unless its own evaluation has      two notifications
   dlq:policy       the DLQ's redrive allow policy names the main queue
   dlq:move         the CLI can list DLQ move tasks (SQS has no dry run for the start itself)
   destination-*    each destination answers its signed test, and an SQS or          writes: one test
                    EventBridge target is in the stack's region                      event each
   concurrency      the account's unreserved Lambda concurrency leaves room for the verify Lambda's
                    reservation (the function URL's rate cap)
+A call AWS did not answer this time (throttled, a 5xx, the network, expired credentials) makes its item
+"cannot check", never a failure.
 
 Exit code 0 when nothing failed (items that could not be checked are listed), 1 when an item failed.
 

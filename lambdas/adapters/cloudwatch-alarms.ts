@@ -13,6 +13,7 @@ export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
 export interface AlarmSummary {
   name: string;
   state: AlarmState;
+  stateReason: string;
   actionsEnabled: boolean;
   alarmActions: string[];
   okActions: string[];
@@ -51,6 +52,7 @@ export class CloudWatchAlarms {
         found.push({
           name: alarm.AlarmName,
           state: (alarm.StateValue ?? 'INSUFFICIENT_DATA') as AlarmState,
+          stateReason: alarm.StateReason ?? '',
           actionsEnabled: alarm.ActionsEnabled !== false,
           alarmActions: alarm.AlarmActions ?? [],
           okActions: alarm.OKActions ?? [],
@@ -60,7 +62,10 @@ export class CloudWatchAlarms {
     return found;
   }
 
-  /** Sets the state until the alarm's next evaluation, running the actions of the new state. */
+  /**
+   * Sets the state until the alarm's next evaluation (for a metric alarm, often within seconds), running
+   * the actions of the new state when it differs from the old.
+   */
   async setState(name: string, state: AlarmState, reason: string): Promise<void> {
     await callDependency('cloudwatch', 'SetAlarmState', () =>
       this.client.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: reason })),

@@ -1,6 +1,7 @@
 // Whether an alarm can notify: one of the stack's alarms is set (SetAlarmState) to the state whose actions
 // publish to the SNS topic, CloudWatch's history is read for that action's success or failure, and the
-// alarm is always put back. A denied call makes this "cannot check": it says nothing about the topic.
+// alarm is put back unless its own evaluation already has. A denied call makes this "cannot check": it
+// says nothing about the topic.
 import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
@@ -43,9 +44,21 @@ export function chooseDrill(alarms: readonly AlarmSummary[]): AlarmDrill | undef
 export type ActionOutcome = { ok: true } | { ok: false; error: string };
 
 /**
- * The outcome of the topic's action among an alarm's history items, if CloudWatch has recorded one. Its
- * HistoryData carries `actionState` (Succeeded or Failed) and `notificationResource`; the summary says
- * `Successfully executed action <arn>` or `Failed to execute action <arn>`.
+ * The summary CloudWatch writes for an action: `Successfully executed action <arn>`, or `Failed to execute
+ * action <arn>. Received error: "<what SNS said>"` (the form AWS's knowledge center quotes for a topic
+ * policy that refuses the alarm). The ARN ends at a space, or at the full stop before one.
+ */
+const SUMMARY =
+  /^(Successfully executed|Failed to execute) action (arn:\S+?)(?=\.?(?:\s|$))(?:\.\s*Received error:\s*(.*))?/s;
+
+/** SNS's error without the quotes CloudWatch puts around it (the closing one is lost to a cut summary). */
+const unquote = (text: string) => text.trim().replace(/^"/, '').replace(/"$/, '');
+
+/**
+ * The outcome of the topic's action among an alarm's history items, if CloudWatch has recorded one. The
+ * summary is what AWS documents; HistoryData's JSON (`actionState`, `notificationResource`) is read as
+ * well where it is there, its shape being undocumented. The topic must be the action's whole ARN: a
+ * second topic on the same alarm whose ARN begins with this one's is another topic.
  */
 export function actionOutcome(
   records: readonly AlarmActionRecord[],
@@ -58,11 +71,16 @@ export function actionOutcome(
     } catch {
       // Not JSON: the summary alone says what happened.
     }
-    const names = data.notificationResource === topic || record.summary.includes(topic);
-    if (!names) continue;
-    if (data.actionState === 'Succeeded' || /^Successfully/i.test(record.summary)) return { ok: true };
-    if (data.actionState === 'Failed' || /^Failed/i.test(record.summary)) {
-      return { ok: false, error: typeof data.error === 'string' ? data.error : record.summary };
+    const summary = SUMMARY.exec(record.summary);
+    const arn = typeof data.notificationResource === 'string' ? data.notificationResource : summary?.[2];
+    if (arn !== topic) continue;
+    if (data.actionState === 'Succeeded' || summary?.[1] === 'Successfully executed') return { ok: true };
+    if (data.actionState === 'Failed' || summary?.[1] === 'Failed to execute') {
+      const received = summary?.[3] ? unquote(summary[3]) : undefined;
+      return {
+        ok: false,
+        error: typeof data.error === 'string' ? data.error : (received ?? record.summary),
+      };
     }
   }
   return undefined;
@@ -103,10 +121,9 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
         : cannotCheck(ALARM, TITLE, `SetAlarmState failed: ${describeError(error)}`),
     ];
   }
-  const wrote = `set alarm ${drill.alarm} to ${drill.to} (its subscribers are notified), then back to ${drill.from}`;
   let outcome: ActionOutcome | undefined;
   let readError: unknown;
-  let putBack: string | undefined;
+  let putBack: string;
   try {
     outcome = await waitForAction(ctx, drill, sinceMs);
   } catch (error) {
@@ -114,7 +131,9 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
   } finally {
     putBack = await putAlarmBack(ctx, drill);
   }
-  const extra = { wrote: putBack === undefined ? wrote : `${wrote}: ${putBack}` };
+  const extra = {
+    wrote: `set alarm ${drill.alarm} to ${drill.to} (its subscribers are notified), ${putBack}`,
+  };
   if (readError !== undefined) {
     const denied = isAccessDenied(readError) ? ' (grant cloudwatch:DescribeAlarmHistory)' : '';
     return [
@@ -147,7 +166,11 @@ export async function checkAlarm(ctx: DoctorContext): Promise<CheckResult[]> {
       ),
     ];
   }
-  return [pass(ALARM, TITLE, `${drill.alarm}: ${drill.to} published to ${drill.topic}`, extra)];
+  // The action found may be the one of the alarm's own evaluation back to its real state, run seconds
+  // after the drilled one: either is CloudWatch publishing to the topic, so neither is named.
+  return [
+    pass(ALARM, TITLE, `${drill.alarm}: CloudWatch published to ${drill.topic} (set to ${drill.to})`, extra),
+  ];
 }
 
 async function waitForAction(
@@ -166,12 +189,21 @@ async function waitForAction(
   }
 }
 
-/** Puts the alarm back; says what went wrong if it could not (its next evaluation sets it anyway). */
-async function putAlarmBack(ctx: DoctorContext, drill: AlarmDrill): Promise<string | undefined> {
+/**
+ * Puts the alarm back, unless its own evaluation already has: SetAlarmState holds only until the next one,
+ * often seconds later, and an alarm no longer in the drilled state with the doctor's reason is in the state
+ * its metric gives it now. Setting the old state over that would be a false notification (an OK over a
+ * real ALARM). Says what happened, for the `wrote` line.
+ */
+async function putAlarmBack(ctx: DoctorContext, drill: AlarmDrill): Promise<string> {
   try {
+    const [now] = await ctx.alarms.describe([drill.alarm]);
+    if (now !== undefined && (now.state !== drill.to || now.stateReason !== REASON)) {
+      return `then left it: its own evaluation had already set it to ${now.state}`;
+    }
     await ctx.alarms.setState(drill.alarm, drill.from, PUT_BACK_REASON);
-    return undefined;
+    return `then back to ${drill.from}`;
   } catch (error) {
-    return `could not put it back (${describeError(error)}); its next evaluation sets its real state`;
+    return `then could not put it back (${describeError(error)}); its next evaluation sets its real state`;
   }
 }

@@ -1,6 +1,6 @@
 // Whether the account's Lambda concurrency leaves room for what the verify Lambda reserves. Behind a
-// function URL the reservation is the only rate cap; Lambda lets functions reserve only while at least 100
-// executions stay unreserved for every other function (the processor and the forwarder among them).
+// function URL the reservation is the only rate cap; Lambda lets functions reserve only while a floor of
+// executions stays unreserved for every other function (the processor and the forwarder among them).
 import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { type CheckResult, cannotCheck, fail, pass } from '../checklist';
@@ -13,6 +13,15 @@ const TITLE = "the account's unreserved Lambda concurrency leaves room for the v
 /** Lambda's documented floor: reservations must leave this many executions unreserved. */
 export const MIN_UNRESERVED = 100;
 
+/**
+ * The floor in an account whose quota is `limit`: 100, or the whole quota when it is lower (a new account's
+ * quota can be 10 or 50). Lambda's refusal names it: "decreases account's UnreservedConcurrentExecution
+ * below its minimum value of [10]". Such an account can reserve nothing until the quota is raised.
+ */
+export function minUnreserved(limit: number): number {
+  return Math.min(MIN_UNRESERVED, limit);
+}
+
 export interface ConcurrencyFacts {
   frontDoor: FrontDoor | undefined;
   /** The verify Lambda's reserved concurrency; undefined when it reserves none. */
@@ -23,6 +32,7 @@ export interface ConcurrencyFacts {
 /** The verdict on the facts: pass, or fail with its fix. */
 export function judgeConcurrency(facts: ConcurrencyFacts): CheckResult {
   const { reserved, account, frontDoor } = facts;
+  const floor = minUnreserved(account.limit);
   const quota = `request a higher "Concurrent executions" quota for Lambda in Service Quotas (the account has ${account.limit})`;
   if (reserved === 0) {
     return fail(
@@ -34,11 +44,11 @@ export function judgeConcurrency(facts: ConcurrencyFacts): CheckResult {
   }
   if (reserved === undefined) {
     if (frontDoor === 'function-url') {
-      const room = account.unreserved - MIN_UNRESERVED;
+      const room = account.unreserved - floor;
       return fail(
         CONCURRENCY,
         TITLE,
-        `the verify Lambda reserves nothing, so its function URL has no rate cap; ${Math.max(0, room)} could be reserved`,
+        `the verify Lambda reserves nothing, so its function URL has no rate cap; ${Math.max(0, room)} could be reserved (Lambda keeps at least ${floor} unreserved)`,
         room > 0 ? 'redeploy with `npx cdk deploy` to restore verifyReservedConcurrency' : quota,
       );
     }
@@ -48,11 +58,11 @@ export function judgeConcurrency(facts: ConcurrencyFacts): CheckResult {
       `the verify Lambda reserves none; it shares the ${account.unreserved} unreserved of ${account.limit}`,
     );
   }
-  if (account.unreserved < MIN_UNRESERVED) {
+  if (account.unreserved < floor) {
     return fail(
       CONCURRENCY,
       TITLE,
-      `the verify Lambda reserves ${reserved}; ${account.unreserved} of ${account.limit} are left unreserved (Lambda keeps at least ${MIN_UNRESERVED})`,
+      `the verify Lambda reserves ${reserved}; ${account.unreserved} of ${account.limit} are left unreserved (Lambda keeps at least ${floor})`,
       `${quota}, or lower verifyReservedConcurrency`,
     );
   }

@@ -68,7 +68,17 @@ async function drillOne(
   if (target === undefined) return [];
   const d = await import('../../delivery');
   const url = target.endpointUrl(provider.id);
-  const secret = (await target.secrets.list(provider.id))[0] as string;
+  const notSent = (why: string) => [
+    cannotCheck(DELIVERY, DELIVERY_TITLE, why),
+    cannotCheck(PROCESSED, PROCESSED_TITLE, why),
+  ];
+  let secret: string | undefined;
+  try {
+    secret = (await target.secrets.list(provider.id))[0];
+  } catch (error) {
+    return notSent(`cannot read ${provider.id}'s secret again to sign with: ${describeError(error)}`);
+  }
+  if (secret === undefined) return notSent(`${provider.id}'s secret is gone since its check`);
   const nowMs = ctx.clock.nowMs();
   const delivery = d.sampleDelivery(provider, { nowMs, url });
   const signed = d.signDelivery(provider, delivery, { secret, timestamp: Math.floor(nowMs / 1000), url });
@@ -118,7 +128,16 @@ async function drillOne(
   const accepted = pass(DELIVERY, DELIVERY_TITLE, `${provider.id} at ${url}: 202`, { wrote });
   const unreadable = blockedBy(done, [READ_TABLE]);
   if (unreadable !== undefined) return [accepted, cannotCheck(PROCESSED, PROCESSED_TITLE, unreadable)];
-  const once = await checkProcessedOnce(() => ctx.inbox.get(key), ctx.timing.processed);
+  let once: Awaited<ReturnType<typeof checkProcessedOnce>>;
+  try {
+    once = await checkProcessedOnce(() => ctx.inbox.get(key), ctx.timing.processed);
+  } catch (error) {
+    // The delivery was sent and accepted: that stays reported, with what it wrote.
+    return [
+      accepted,
+      cannotCheck(PROCESSED, PROCESSED_TITLE, `cannot read its record: ${describeError(error)}`),
+    ];
+  }
   return [
     accepted,
     once.result === 'pass'
@@ -160,12 +179,18 @@ async function checkMethod(ctx: DoctorContext, done: readonly CheckResult[]): Pr
       `GET ${url}: 404, what an API Gateway HTTP API answers for every other method (it has no 405)`,
     );
   }
+  if (status === 404 && frontDoor === undefined) {
+    // An HTTP API's documented answer, or a wrong URL: only the stack's resources tell which.
+    return cannotCheck(
+      METHOD,
+      METHOD_TITLE,
+      `GET ${url}: 404, what an HTTP API (api: 'http') answers for every other method; which front door the stack has could not be read from its resources (cloudformation:ListStackResources)`,
+    );
+  }
   return fail(
     METHOD,
     METHOD_TITLE,
     `GET ${url}: ${status}`,
-    frontDoor === undefined && status === 404
-      ? "404 is an HTTP API's answer (api: 'http'); the doctor could not read the stack's resources to tell"
-      : 'redeploy with `npx cdk deploy`: the front door should refuse every method but POST',
+    'redeploy with `npx cdk deploy`: the front door should refuse every method but POST',
   );
 }

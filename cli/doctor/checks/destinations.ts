@@ -5,6 +5,7 @@ import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
 import type { DoctorContext } from '../ports';
+import { isUnavailable } from '../unavailable';
 import { OUTPUTS } from './outputs';
 
 /** The region field of an ARN (`arn:partition:service:region:account:resource`), if it has one. */
@@ -87,6 +88,9 @@ async function testResult(
       { wrote },
     );
   } catch (error) {
+    if (isUnavailable(error)) {
+      return cannotCheck(id, title, `the test was not answered this time: ${describeError(error)}`);
+    }
     if (isAccessDenied(error)) {
       return cannotCheck(
         id,

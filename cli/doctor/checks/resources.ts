@@ -4,6 +4,7 @@ import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass } from '../checklist';
 import type { DoctorContext, ResourceProbes } from '../ports';
+import { isUnavailable } from '../unavailable';
 import { OUTPUTS } from './outputs';
 
 interface Probe {
@@ -58,6 +59,10 @@ export async function checkResources(
       await ctx.probes[probe]();
       results.push(pass(id, title, 'read'));
     } catch (error) {
+      if (isUnavailable(error)) {
+        results.push(cannotCheck(id, title, `AWS did not answer this time: ${describeError(error)}`));
+        continue;
+      }
       results.push(
         isAccessDenied(error)
           ? fail(

@@ -6,6 +6,7 @@ import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass } from '../checklist';
 import type { DoctorContext } from '../ports';
+import { isUnavailable } from '../unavailable';
 import { OUTPUTS } from './outputs';
 
 export const secretCheckId = (provider: string) => `secret:${provider}`;
@@ -53,6 +54,9 @@ async function checkSecret(
   try {
     secrets = await target.secrets.list(provider.id);
   } catch (error) {
+    if (isUnavailable(error)) {
+      return cannotCheck(id, title, `Secrets Manager did not answer this time: ${describeError(error)}`);
+    }
     return isAccessDenied(error)
       ? fail(
           id,

@@ -3,7 +3,7 @@
 // "cannot check", never a failure of the inbox.
 import { describe, expect, it } from 'vitest';
 import { actionOutcome, checkAlarm, chooseDrill } from '../../../../cli/doctor/checks/alarm';
-import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, TOPIC } from './fake-context';
+import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, publishRefused, TOPIC } from './fake-context';
 
 const NAME = 'WebhookInbox-DeadLetters-X';
 
@@ -30,7 +30,7 @@ describe('checkAlarm', () => {
     cloudwatch.publish = 'Failed';
     const [result] = await checkAlarm(ctx);
     expect(result).toMatchObject({ status: 'fail' });
-    expect(result?.detail).toContain('KMS key is not accessible');
+    expect(result?.detail).toContain('is not authorized to perform: SNS:Publish');
     expect(result?.fix).toContain('cloudwatch.amazonaws.com');
     expect(cloudwatch.setCalls.at(-1)).toEqual({ name: NAME, state: 'OK' });
   });
@@ -75,13 +75,38 @@ describe('checkAlarm', () => {
     const { cloudwatch, ctx } = setup();
     const setState = cloudwatch.setState.bind(cloudwatch);
     let calls = 0;
-    cloudwatch.setState = async (name, state) => {
+    cloudwatch.setState = async (name, state, reason) => {
       if (++calls > 1) throw new Error('Rate exceeded');
-      return setState(name, state);
+      return setState(name, state, reason);
     };
     const [result] = await checkAlarm(ctx);
     expect(result).toMatchObject({ status: 'pass' });
     expect(result?.wrote).toContain('could not put it back (Rate exceeded)');
+  });
+
+  it('leaves the alarm alone when its own evaluation has already moved it: no false OK over a real ALARM', async () => {
+    const { cloudwatch, ctx } = setup();
+    // SetAlarmState holds only until the alarm's next evaluation, often seconds later; here a real breach
+    // is found meanwhile, so the alarm is in ALARM for its own reason, and setting OK would page a false all-clear.
+    cloudwatch.afterSet = (alarm) => {
+      alarm.state = 'ALARM';
+      alarm.stateReason = 'Threshold Crossed: 1 datapoint [3.0] was greater than the threshold (0.0).';
+    };
+    const [result] = await checkAlarm(ctx);
+    expect(result).toMatchObject({ status: 'pass' });
+    expect(cloudwatch.setCalls).toEqual([{ name: NAME, state: 'ALARM' }]);
+    expect(result?.wrote).toContain('its own evaluation had already set it to ALARM');
+  });
+
+  it('does not put back a state the alarm has already left by its own evaluation', async () => {
+    const { cloudwatch, ctx } = setup({ state: 'INSUFFICIENT_DATA' });
+    cloudwatch.afterSet = (alarm) => {
+      alarm.state = 'OK';
+      alarm.stateReason = 'Threshold Crossed: no datapoints were received for 1 period';
+    };
+    const [result] = await checkAlarm(ctx);
+    expect(cloudwatch.setCalls).toEqual([{ name: NAME, state: 'ALARM' }]);
+    expect(result?.wrote).toContain('its own evaluation had already set it to OK');
   });
 
   it('is skipped with --skip-alarm, setting nothing', async () => {
@@ -126,6 +151,32 @@ describe('actionOutcome', () => {
       ok: false,
       error: `Failed to execute action ${TOPIC}`,
     });
+  });
+
+  it('gives the error CloudWatch received, from the summary, when HistoryData names none', () => {
+    const summary = publishRefused(NAME, TOPIC);
+    expect(
+      actionOutcome(
+        [{ timestampMs: 0, summary, data: JSON.stringify({ notificationResource: TOPIC }) }],
+        TOPIC,
+      ),
+    ).toEqual({
+      ok: false,
+      error: `Resource: arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${NAME} is not authorized to perform: SNS:Publish on resource: ${TOPIC}`,
+    });
+  });
+
+  it("does not take the action of a topic whose ARN only begins with the drilled topic's", () => {
+    const pager = `${TOPIC}-Pager`;
+    expect(
+      actionOutcome(
+        [
+          { timestampMs: 2, summary: publishRefused(NAME, pager), data: '' },
+          { timestampMs: 1, summary: `Successfully executed action ${TOPIC}`, data: '' },
+        ],
+        TOPIC,
+      ),
+    ).toEqual({ ok: true });
   });
 
   it("ignores another topic's action", () => {

@@ -42,6 +42,19 @@ describe('judgeConcurrency', () => {
     expect(result.fix).toContain('Service Quotas');
   });
 
+  it("keeps the account's own floor: with a quota under 100, Lambda keeps the whole quota unreserved", () => {
+    // Lambda refuses a reservation that leaves fewer than min(100, quota) unreserved: its error names
+    // "[10]" in an account whose quota is 10, "[50]" where it is 50.
+    const result = judgeConcurrency({
+      frontDoor: 'function-url',
+      reserved: undefined,
+      account: account(50, 50),
+    });
+    expect(result.detail).toContain('0 could be reserved');
+    expect(result.detail).toContain('keeps at least 50 unreserved');
+    expect(result.fix).toContain('Service Quotas');
+  });
+
   it('fails a reservation of 0: every request is throttled', () => {
     expect(judgeConcurrency({ frontDoor: 'rest', reserved: 0, account: account(1000, 1000) }).status).toBe(
       'fail',

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkDestinations, regionOfArn } from '../../../../cli/doctor/checks/destinations';
 import { parseConfig } from '../../../../config';
-import { accessDenied, fakeContext, fakeTarget } from './fake-context';
+import { accessDenied, awsError, fakeContext, fakeTarget } from './fake-context';
 
 const config = parseConfig({
   destinations: {
@@ -55,6 +55,14 @@ describe('checkDestinations', () => {
   it("cannot check a test this machine's credentials may not send", async () => {
     const results = await checkDestinations(
       ctx({ testDestination: () => Promise.reject(accessDenied()) }),
+      outputsPassed,
+    );
+    expect(results.find((r) => r.id === 'destination-test:crm')?.status).toBe('cannot-check');
+  });
+
+  it('cannot check, rather than fail, a test send that was throttled', async () => {
+    const results = await checkDestinations(
+      ctx({ testDestination: () => Promise.reject(awsError('ThrottlingException', 'Rate exceeded')) }),
       outputsPassed,
     );
     expect(results.find((r) => r.id === 'destination-test:crm')?.status).toBe('cannot-check');

@@ -49,6 +49,14 @@ export const accessDenied = () =>
     name: 'AccessDeniedException',
   });
 
+/**
+ * The history summary of an SNS action refused by the topic's access policy, in the form AWS's knowledge
+ * center article "Why didn't I receive an SNS notification for my CloudWatch alarm trigger?" quotes.
+ */
+export function publishRefused(alarm: string, topic: string): string {
+  return `Failed to execute action ${topic}. Received error: "Resource: arn:aws:cloudwatch:eu-west-1:123456789012:alarm:${alarm} is not authorized to perform: SNS:Publish on resource: ${topic}"`;
+}
+
 /** CloudWatch with alarms in memory: SetAlarmState runs the new state's actions into the history. */
 export class FakeCloudWatch implements AlarmOps {
   readonly setCalls: { name: string; state: AlarmState }[] = [];
@@ -56,6 +64,8 @@ export class FakeCloudWatch implements AlarmOps {
   /** What publishing to the topic does: succeed, fail, or record nothing (an action not yet run). */
   publish: 'Succeeded' | 'Failed' | 'none' = 'Succeeded';
   failSet?: Error;
+  /** The alarm's own evaluation after a set, as CloudWatch runs it (often within seconds). */
+  afterSet?: (alarm: AlarmSummary) => void;
   failHistory?: Error;
   nowMs = 1_000_000;
 
@@ -65,28 +75,28 @@ export class FakeCloudWatch implements AlarmOps {
     return this.alarms.filter((a) => names.includes(a.name));
   }
 
-  async setState(name: string, state: AlarmState): Promise<void> {
+  async setState(name: string, state: AlarmState, reason: string): Promise<void> {
     if (this.failSet) throw this.failSet;
     this.setCalls.push({ name, state });
     const alarm = this.alarms.find((a) => a.name === name);
-    if (!alarm || alarm.state === state) return;
+    if (!alarm) return;
+    alarm.stateReason = reason;
+    if (alarm.state === state) return;
     alarm.state = state;
     const actions = state === 'ALARM' ? alarm.alarmActions : state === 'OK' ? alarm.okActions : [];
-    if (this.publish === 'none') return;
-    for (const arn of actions) {
+    for (const arn of this.publish === 'none' ? [] : actions) {
       const ok = this.publish === 'Succeeded';
       const records = this.history.get(name) ?? [];
       records.unshift({
         timestampMs: this.nowMs,
-        summary: ok ? `Successfully executed action ${arn}` : `Failed to execute action ${arn}`,
-        data: JSON.stringify({
-          actionState: this.publish,
-          notificationResource: arn,
-          ...(ok ? {} : { error: 'Resource is not authorized to publish: KMS key is not accessible' }),
-        }),
+        summary: ok ? `Successfully executed action ${arn}` : publishRefused(name, arn),
+        data: JSON.stringify({ actionState: this.publish, notificationResource: arn }),
       });
       this.history.set(name, records);
     }
+    const evaluate = this.afterSet;
+    this.afterSet = undefined;
+    evaluate?.(alarm);
   }
 
   async actionsSince(name: string, sinceMs: number): Promise<AlarmActionRecord[]> {
@@ -96,7 +106,14 @@ export class FakeCloudWatch implements AlarmOps {
 }
 
 export function okAlarm(name: string, state: AlarmState = 'OK'): AlarmSummary {
-  return { name, state, actionsEnabled: true, alarmActions: [TOPIC], okActions: [TOPIC] };
+  return {
+    name,
+    state,
+    stateReason: 'Threshold Crossed: 1 datapoint [0.0] was not greater than the threshold (0.0).',
+    actionsEnabled: true,
+    alarmActions: [TOPIC],
+    okActions: [TOPIC],
+  };
 }
 
 export function fakeTarget(config: Config, secrets: Record<string, string[]> = {}): Target {
@@ -179,4 +196,9 @@ export function fakeContext(
     options: { delivery: true, alarm: true },
     ...overrides,
   };
+}
+
+/** An SDK error as the SDK throws it: its name, AWS's message, and the HTTP status in $metadata. */
+export function awsError(name: string, message: string, httpStatusCode = 400): Error {
+  return Object.assign(new Error(message), { name, $metadata: { httpStatusCode } });
 }

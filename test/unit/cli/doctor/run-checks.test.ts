@@ -5,7 +5,7 @@ import { summarize } from '../../../../cli/doctor/checklist';
 import { runChecks } from '../../../../cli/doctor/run-checks';
 import { parseConfig } from '../../../../config';
 import type { InboxRecord } from '../../../../lambdas/core/inbox';
-import { fakeContext, fakeTarget } from './fake-context';
+import { accessDenied, awsError, fakeContext, fakeTarget } from './fake-context';
 
 const config = parseConfig({ providers: { github: { scheme: 'github' } } });
 
@@ -140,6 +140,37 @@ describe('runChecks', () => {
     );
     const results = await runChecks(ctx);
     expect(results.find((r) => r.id === 'method')?.status).toBe('pass');
+  });
+
+  it('keeps the 202 it wrote, and the GET, when reading the record afterwards fails', async () => {
+    const ctx = fakeContext(
+      {
+        target: fakeTarget(config, { github: ['chosen'] }),
+        inbox: { get: () => Promise.reject(awsError('ThrottlingException', 'Rate exceeded')) },
+      },
+      config,
+    );
+    const results = await runChecks(ctx);
+    expect(results.find((r) => r.id === 'delivery')).toMatchObject({ status: 'pass' });
+    expect(results.find((r) => r.id === 'delivery')?.wrote).toContain('one signed github sample');
+    expect(results.find((r) => r.id === 'processed')).toMatchObject({ status: 'cannot-check' });
+    expect(results.find((r) => r.id === 'processed')?.detail).toContain('Rate exceeded');
+    expect(results.find((r) => r.id === 'method')).toMatchObject({ status: 'pass' });
+  });
+
+  it("cannot check, rather than fail, a 404 to GET when the stack's resources cannot tell an HTTP API", async () => {
+    const ctx = fakeContext(
+      {
+        target: fakeTarget(config, { github: ['chosen'] }),
+        resources: () => Promise.reject(accessDenied()),
+        http: { post: async () => ({ status: 202, answer: {} }), request: async () => 404 },
+        options: { delivery: false, alarm: false },
+      },
+      config,
+    );
+    const results = await runChecks(ctx);
+    expect(results.find((r) => r.id === 'method')).toMatchObject({ status: 'cannot-check' });
+    expect(results.find((r) => r.id === 'method')?.detail).toContain('cloudformation:ListStackResources');
   });
 
   it('turns a check that throws into "cannot check" with the reason, and goes on', async () => {

@@ -61,6 +61,22 @@ describe('checkSecrets', () => {
   });
 });
 
+describe('checkSecrets when Secrets Manager does not answer', () => {
+  it('cannot check, rather than fail with "deploy", a read that was throttled', async () => {
+    const target = fakeTarget(config);
+    // What `secrets` throws: its own one-line error, SDK's words inside, no cause kept.
+    target.secrets.list = () =>
+      Promise.reject(
+        new CliError(
+          'cannot read the AWSCURRENT secret of stripe: secrets GetSecretValue failed: Rate exceeded',
+        ),
+      );
+    const [stripe] = await checkSecrets(fakeContext({ target }, config), outputsPassed);
+    expect(stripe).toMatchObject({ status: 'cannot-check' });
+    expect(stripe?.detail).toContain('Rate exceeded');
+  });
+});
+
 describe('looksGenerated', () => {
   it("matches the stack generator's shape only", () => {
     expect(looksGenerated(GENERATED)).toBe(true);

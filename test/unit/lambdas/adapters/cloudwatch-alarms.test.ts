@@ -33,6 +33,7 @@ describe('CloudWatchAlarms', () => {
       MetricAlarms: (input.AlarmNames as string[]).slice(0, 1).map((name) => ({
         AlarmName: name,
         StateValue: 'OK',
+        StateReason: 'Threshold Crossed',
         AlarmActions: ['arn:aws:sns:eu-west-1:1:topic'],
       })),
     }));
@@ -40,6 +41,7 @@ describe('CloudWatchAlarms', () => {
       {
         name: 'alarm-0',
         state: 'OK',
+        stateReason: 'Threshold Crossed',
         actionsEnabled: true,
         alarmActions: ['arn:aws:sns:eu-west-1:1:topic'],
         okActions: [],
@@ -47,6 +49,7 @@ describe('CloudWatchAlarms', () => {
       {
         name: 'alarm-100',
         state: 'OK',
+        stateReason: 'Threshold Crossed',
         actionsEnabled: true,
         alarmActions: ['arn:aws:sns:eu-west-1:1:topic'],
         okActions: [],
