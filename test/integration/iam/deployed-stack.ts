@@ -365,8 +365,9 @@ export async function runStack(input: {
           ),
           { cacheSeconds: runtime.config.secretCacheSeconds },
         ),
-        eventbridge: clients.eventbridge,
-        sqs: clients.sqs,
+        // One emulator serves every region, as local mode's senders assume.
+        eventbridge: () => clients.eventbridge,
+        sqs: () => clients.sqs,
         payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
         destinations: made,
         allowLoopback: true,

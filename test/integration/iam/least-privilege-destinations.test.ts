@@ -13,6 +13,10 @@ vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {
     ...actual,
     createAwsClients: (options: Parameters<typeof actual.createAwsClients>[0] = {}) =>
       actual.createAwsClients(options.dynamodb ? options : { ...emulator.endpoints, ...options }),
+    // A target queue in another region gets a client of its own (lambdas/forward/senders.ts): the one
+    // emulator stands for every region.
+    createSqsClient: (options: Parameters<typeof actual.createSqsClient>[0] = {}) =>
+      actual.createSqsClient(options.sqs ? options : { ...emulator.endpoints, ...options }),
   };
 });
 
