@@ -1,6 +1,7 @@
 // Each forward destination: its signed test event (what `destinations test` sends, judged by the
 // forwarder's rules) is delivered, and an SQS or EventBridge target is in a region the forwarder reaches.
 import { type ForwardDestination, forwardDestinations } from '../../../config';
+import { targetReach } from '../../../lambdas/core/destinations/arn-region';
 import { describeError } from '../../output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
@@ -8,26 +9,12 @@ import type { DoctorContext } from '../ports';
 import { isUnavailable } from '../unavailable';
 import { OUTPUTS } from './outputs';
 
-/** The region field of an ARN (`arn:partition:service:region:account:resource`), if it has one. */
-export function regionOfArn(arn: string): string | undefined {
-  const region = arn.split(':')[3];
-  return region ? region : undefined;
-}
-
 /** The ARN an SQS or EventBridge destination sends to: its queue, or its bus (the config's or the stack's). */
 function targetArn(ctx: DoctorContext, destination: ForwardDestination): string | undefined {
   if (destination.type === 'sqs') return destination.queueArn;
   if (destination.type === 'eventbridge')
     return destination.busArn ?? ctx.target?.destinations[destination.id]?.busArn;
   return undefined;
-}
-
-/**
- * The forwarder's SQS and EventBridge clients are made for the stack's own region, and SigV4 signs each
- * request for that region: a queue or a bus in another region refuses them.
- */
-export function unreachableRegion(targetRegion: string | undefined, stackRegion: string): boolean {
-  return targetRegion !== undefined && targetRegion !== stackRegion;
 }
 
 export async function checkDestinations(
@@ -44,19 +31,26 @@ export async function checkDestinations(
   return results;
 }
 
+/**
+ * The forwarder reaches a queue or bus in any region of its own partition, through a client of that region
+ * (its credentials work there); one in another partition, or a target that is not an ARN, it cannot.
+ */
 function regionResult(ctx: DoctorContext, destination: ForwardDestination, arn: string): CheckResult {
   const id = `destination-region:${destination.id}`;
-  const title = `${destination.id}: its ${destination.type === 'sqs' ? 'queue' : 'bus'} is in a region the forwarder reaches`;
-  const region = regionOfArn(arn);
-  if (unreachableRegion(region, ctx.stack.region)) {
-    return fail(
-      id,
-      title,
-      `${arn} is in ${region}; the forwarder sends from ${ctx.stack.region}`,
-      `use a ${destination.type === 'sqs' ? 'queue' : 'bus'} in ${ctx.stack.region} (for EventBridge, a rule on a bus there can target a bus in ${region})`,
-    );
+  const kind = destination.type === 'sqs' ? 'queue' : 'bus';
+  const title = `${destination.id}: its ${kind} is in a region the forwarder reaches`;
+  const reach = targetReach(arn, ctx.stack.region);
+  if (!reach.reachable) {
+    const why =
+      reach.reason === 'other_partition'
+        ? `${arn} is in another partition than the stack's region ${ctx.stack.region}; the forwarder's credentials do not work there`
+        : `${arn} is not an ARN with a region`;
+    return fail(id, title, why, `name a ${kind} by its full ARN in the stack's partition`);
   }
-  return pass(id, title, `${region ?? 'no region in the ARN'} (the stack's: ${ctx.stack.region})`);
+  const where = reach.sameRegion
+    ? `${reach.region}, the stack's region`
+    : `${reach.region}; the forwarder sends from ${ctx.stack.region} with a client of ${reach.region}`;
+  return pass(id, title, where);
 }
 
 async function testResult(

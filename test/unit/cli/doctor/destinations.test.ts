@@ -1,13 +1,15 @@
-// The destination items: a queue or bus in another region than the stack fails (the forwarder signs for
-// its own region), and each destination's signed test is judged as the forwarder would.
+// The destination items: a queue or bus in another region of the stack's partition passes (the forwarder
+// has a client per region), one in another partition fails, and each destination's signed test is judged
+// as the forwarder would.
 import { describe, expect, it } from 'vitest';
-import { checkDestinations, regionOfArn } from '../../../../cli/doctor/checks/destinations';
+import { checkDestinations } from '../../../../cli/doctor/checks/destinations';
 import { parseConfig } from '../../../../config';
 import { accessDenied, awsError, fakeContext, fakeTarget } from './fake-context';
 
 const config = parseConfig({
   destinations: {
     crm: { type: 'sqs', queueArn: 'arn:aws:sqs:us-east-1:210987654321:crm-inbound' },
+    china: { type: 'sqs', queueArn: 'arn:aws-cn:sqs:cn-north-1:210987654321:crm-inbound' },
     audit: { type: 'eventbridge', busArn: 'arn:aws:events:eu-west-1:210987654321:event-bus/audit' },
   },
 });
@@ -15,16 +17,23 @@ const resources = { queueUrl: 'q', queueArn: 'qa', dlqUrl: 'd', dlqArn: 'da' };
 const outputsPassed = [{ id: 'outputs', title: 'o', status: 'pass' as const, detail: '' }];
 
 function ctx(overrides = {}) {
-  const target = { ...fakeTarget(config), destinations: { crm: resources, audit: resources } };
+  const target = {
+    ...fakeTarget(config),
+    destinations: { crm: resources, china: resources, audit: resources },
+  };
   return fakeContext({ target, ...overrides }, config);
 }
 
 describe('checkDestinations', () => {
-  it('fails an SQS target in another region and passes a bus in the stack region', async () => {
+  it('passes a target in another region of the partition, fails one in another partition', async () => {
     const results = await checkDestinations(ctx(), outputsPassed);
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
-    expect(byId['destination-region:crm']).toMatchObject({ status: 'fail' });
-    expect(byId['destination-region:crm']?.detail).toContain('us-east-1; the forwarder sends from eu-west-1');
+    expect(byId['destination-region:crm']).toMatchObject({ status: 'pass' });
+    expect(byId['destination-region:crm']?.detail).toContain(
+      'us-east-1; the forwarder sends from eu-west-1 with a client of us-east-1',
+    );
+    expect(byId['destination-region:china']).toMatchObject({ status: 'fail' });
+    expect(byId['destination-region:china']?.detail).toContain('another partition');
     expect(byId['destination-region:audit']).toMatchObject({ status: 'pass' });
     expect(byId['destination-test:crm']).toMatchObject({ status: 'pass' });
   });
@@ -74,13 +83,6 @@ describe('checkDestinations', () => {
       outputsPassed,
     );
     expect(results.find((r) => r.id === 'destination-test:crm')?.status).toBe('skipped');
-    expect(results.find((r) => r.id === 'destination-region:crm')?.status).toBe('fail');
-  });
-});
-
-describe('regionOfArn', () => {
-  it('reads the fourth field', () => {
-    expect(regionOfArn('arn:aws:sqs:eu-west-1:1:q')).toBe('eu-west-1');
-    expect(regionOfArn('arn:aws:iam::1:role/x')).toBeUndefined();
+    expect(results.find((r) => r.id === 'destination-region:china')?.status).toBe('fail');
   });
 });
