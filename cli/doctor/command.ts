@@ -49,7 +49,7 @@ Checks, in order (an item whose prerequisite did not pass is "cannot check", nam
   dlq:policy       the DLQ's redrive allow policy names the main queue
   dlq:move         the CLI can list DLQ move tasks (SQS has no dry run for the start itself)
   destination-*    each destination answers its signed test, and an SQS or          writes: one test
-                   EventBridge target is in the stack's region                      event each
+                   EventBridge target is in the stack's partition                   event each
   concurrency      the account's unreserved Lambda concurrency leaves room for the verify Lambda's
                    reservation (the function URL's rate cap)
 A call AWS did not answer this time (throttled, a 5xx, the network, expired credentials) makes its item
