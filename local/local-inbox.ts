@@ -223,7 +223,7 @@ const DRAIN_MS = 10_000;
  */
 async function drainBeforeExit({ source, options, clients, resources }: Running): Promise<void> {
   const deadline = Date.now() + DRAIN_MS;
-  while (Date.now() < deadline && (await source.runOnce(0).catch(() => 0)) > 0);
+  while (Date.now() < deadline && (await source.runOnce().catch(() => 0)) > 0);
   const counts = await new SqsQueueOps(clients.sqs).counts(resources.queueUrl).catch(() => undefined);
   const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
   if (left > 0) {
