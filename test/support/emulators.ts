@@ -23,7 +23,7 @@ export interface EmulatorContext {
   provision(): Promise<ProvisionedResources>;
   /**
    * Receives until the queue counts nothing visible; the messages stay in flight for a minute. One entry
-   * per message: a second copy of one (at-least-once) is left out.
+   * per message, with its newest receipt handle: SQS may hand a message out twice.
    */
   receiveAll(queueUrl: string): Promise<ReceivedMessage[]>;
   countMessages(queueUrl: string): Promise<QueueCounts>;
@@ -110,8 +110,8 @@ async function receiveAll(queueOps: SqsQueueOps, queueUrl: string): Promise<Rece
   for (let polls = 0; polls < 200; polls++) {
     if ((await queueOps.counts(queueUrl)).visible === 0) break;
     const batch = await queueOps.receive(queueUrl, { visibilitySeconds: 60, waitSeconds: 1 });
-    for (const message of batch)
-      if (!received.has(message.messageId)) received.set(message.messageId, message);
+    // The newest copy's receipt handle is the one SQS honours for a delete or a visibility change.
+    for (const message of batch) received.set(message.messageId, message);
   }
   return [...received.values()];
 }

@@ -51,6 +51,11 @@ export interface StrictSqsStats {
 export interface StrictSqs {
   readonly seed: number;
   readonly stats: StrictSqsStats;
+  /**
+   * Changes probabilities from now on, for a test whose premise rules a behaviour out (one that pins the
+   * receives of a single copy turns duplicates off). Returns a function that puts the previous ones back.
+   */
+  set(options: Omit<StrictSqsOptions, 'seed'>): () => void;
   remove(): void;
 }
 
@@ -83,10 +88,7 @@ interface MiddlewareStack {
  */
 export function installStrictSqs(client: SQSClient, raw: SQSClient, options: StrictSqsOptions): StrictSqs {
   const rng = new Rng(options.seed);
-  const shortPollEmpty = options.shortPollEmpty ?? 0.5;
-  const fewer = options.fewer ?? 0.5;
-  const withhold = options.withhold ?? 0.05;
-  const duplicate = options.duplicate ?? 0.05;
+  let { shortPollEmpty = 0.5, fewer = 0.5, withhold = 0.05, duplicate = 0.05 } = options;
   const stats: StrictSqsStats = { receives: 0, emptied: 0, cut: 0, withheld: 0, duplicated: 0 };
   const queueWaits = new Map<string, Promise<number>>();
 
@@ -169,6 +171,13 @@ export function installStrictSqs(client: SQSClient, raw: SQSClient, options: Str
   return {
     seed: options.seed,
     stats,
+    set: (next) => {
+      const previous = { shortPollEmpty, fewer, withhold, duplicate };
+      ({ shortPollEmpty = shortPollEmpty, fewer = fewer, withhold = withhold, duplicate = duplicate } = next);
+      return () => {
+        ({ shortPollEmpty, fewer, withhold, duplicate } = previous);
+      };
+    },
     remove: () => {
       stack.remove(name);
     },
