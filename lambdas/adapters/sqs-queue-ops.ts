@@ -139,7 +139,9 @@ export class SqsQueueOps {
    * A short poll samples some of SQS's servers and may answer empty while messages wait, so this long-polls
    * and stops on whichever comes first: `limit` messages; an empty long poll (every server asked, nothing
    * visible: all there was is in hand); the time or call budget. The visible count read first is
-   * approximate, so it only sets how long a poll may wait, never when the queue counts as seen whole.
+   * approximate: it sets how long a poll may wait, and a peek that saw as many as it counted calls the
+   * queue whole; past the count, a one-second poll catches a count that lagged. Every message seen stays
+   * in flight until the end, so `limit` must stay well under SQS's 120,000 in-flight messages per queue.
    */
   async peekQueue(queueUrl: string, options: PeekOptions): Promise<Peeked> {
     const startedMs = this.now();
