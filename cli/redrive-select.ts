@@ -4,7 +4,7 @@
 // (one provider's `schema_mismatch`s) or the deliveries an operator picked in the console.
 import type { ReceivedMessage } from '../lambdas/adapters/sqs-queue-ops';
 import { type DlqEntry, describeMessage } from './dlq-entry';
-import { moveMessage, type Opened } from './redrive';
+import { moveMessage, type Opened, sweepSecondCopies } from './redrive';
 
 export interface SelectiveRedrive {
   /** Which DLQ messages to move, from what their attributes and envelope say. */
@@ -87,6 +87,8 @@ export async function redriveSelected(opened: Opened, select: SelectiveRedrive):
         select.onProgress?.(moved, moved + heldIds.size);
       }
     }
+    // Second copies of what moved, handed out after the look-through, would read as dead letters still.
+    if (moved > 0) await sweepSecondCopies(opened, movedIds);
   } finally {
     // Released even when a move failed: the others must not stay hidden for the whole hold.
     for (const message of held) {

@@ -186,7 +186,7 @@ async function redriveLocally(
  * at the first empty long poll, or at a message not moved by this run (arrived since, or failed again),
  * which is made visible again and left for the next redrive.
  */
-async function sweepSecondCopies({ target, ops }: Opened, movedIds: Set<string>): Promise<void> {
+export async function sweepSecondCopies({ target, ops }: Opened, movedIds: Set<string>): Promise<void> {
   for (let polls = 0; polls < SWEEP_POLLS; polls++) {
     const batch = await ops.receive(target.dlqUrl, { visibilitySeconds: 30, waitSeconds: 1 });
     const others = batch.filter((message) => !movedIds.has(message.messageId));

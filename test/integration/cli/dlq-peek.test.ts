@@ -4,6 +4,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Opened, runRedrive } from '../../../cli/redrive';
+import { redriveSelected } from '../../../cli/redrive-select';
 import type { Target } from '../../../cli/target-types';
 import { createAwsClients } from '../../../lambdas/adapters/clients';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
@@ -159,6 +160,17 @@ describe('dlq redrive (local) on SQS semantics', () => {
     expect(double.stats.duplicated).toBeGreaterThan(0);
     expect(await ctx.receiveAll(resources.queueUrl)).toHaveLength(4);
     expect(await ctx.countMessages(resources.queueUrl)).toMatchObject({ visible: 0 });
+  });
+
+  it('a selective redrive moves a message SQS hands out twice once, and deletes its second copy', async () => {
+    const { resources } = await dlqWith(8);
+    const { ops, double } = opsWith({ duplicate: 0.4, shortPollEmpty: 0, fewer: 0, withhold: 0, seed: 3 });
+    const result = await redriveSelected(openedFor(resources, ops), { matches: () => true });
+    expect(double.stats.duplicated).toBeGreaterThan(0);
+    expect(result).toMatchObject({ moved: 8, left: 0 });
+    expect(await ctx.receiveAll(resources.queueUrl)).toHaveLength(8);
+    // No second copy left behind to be taken for a message that failed again, or moved again next time.
+    expect(await ctx.countMessages(resources.dlqUrl)).toMatchObject({ visible: 0, inFlight: 0 });
   });
 
   it('dry run: lists every message and says the DLQ was seen whole', async () => {
