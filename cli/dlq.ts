@@ -164,29 +164,50 @@ async function runList(
   options: JsonOption & { limit: number },
 ): Promise<number> {
   const counts = await ops.counts(target.dlqUrl);
+  const peeked = await ops.peekQueue(target.dlqUrl, { limit: options.limit });
   const entries = await withInboxFacts(
     inbox,
-    (await ops.peek(target.dlqUrl, { limit: options.limit })).map((m) => describeMessage(m)),
+    peeked.messages.map((m) => describeMessage(m)),
     destination,
   );
   if (options.json) {
+    // stdout stays the array it always was; a listing that is not the whole DLQ says so on stderr.
+    if (!peeked.whole && entries.length < options.limit)
+      warn(partialNote(entries.length, peeked.aboutVisible));
     printJson(entries);
     return 0;
   }
   if (entries.length === 0) {
     const hidden = counts.inFlight > 0 ? ` (${counts.inFlight} in flight, invisible for now)` : '';
-    print(pc.dim(`the dead-letter queue is empty${hidden} (${target.description})`));
+    print(
+      peeked.whole
+        ? pc.dim(`the dead-letter queue is empty${hidden} (${target.description})`)
+        : pc.yellow(`${partialNote(0, peeked.aboutVisible)}${hidden} (${target.description})`),
+    );
     return 0;
   }
   print(entriesTable(entries));
-  const total = Math.max(counts.visible, entries.length);
+  const total = Math.max(peeked.aboutVisible, counts.visible, entries.length);
+  const summary =
+    !peeked.whole && entries.length < options.limit
+      ? pc.yellow(partialNote(entries.length, total))
+      : pc.dim(`${entries.length} of ~${total} message${total === 1 ? '' : 's'}`);
   print(
-    pc.dim(
-      `${entries.length} of ~${total} message${total === 1 ? '' : 's'} (${target.description}); nothing was consumed. ` +
-        'Details: webhook-inbox dlq show <message id> [--payload]',
-    ),
+    `${summary}${pc.dim(` (${target.description}); nothing was consumed. Details: webhook-inbox dlq show <message id> [--payload]`)}`,
   );
   return 0;
+}
+
+/**
+ * A peek that ran out of time before the DLQ was seen whole. SQS hands out a DLQ's messages a few at a
+ * time and its counts are approximate, so this is said rather than passed off as the whole queue.
+ */
+export function partialNote(seen: number, aboutVisible: number): string {
+  return `showing ${seen} of about ${aboutVisible}: the DLQ could not be read whole in time; run it again to see the rest`;
+}
+
+function warn(text: string): void {
+  process.stderr.write(`webhook-inbox: ${text}\n`);
 }
 
 async function runShow(
@@ -196,12 +217,17 @@ async function runShow(
 ): Promise<number> {
   const { byIdPrefix, requirePrefixLength } = await import('./id-prefix');
   requirePrefixLength(messageId, 'message id');
-  const peeked = await ops.peek(target.dlqUrl, { limit: options.scan });
-  const message = byIdPrefix(peeked, (m) => m.messageId, messageId, 'message id');
+  const peeked = await ops.peekQueue(target.dlqUrl, { limit: options.scan });
+  const message = byIdPrefix(peeked.messages, (m) => m.messageId, messageId, 'message id');
   if (!message) {
+    const looked = `looked at ${peeked.messages.length}`;
     throw new CliError(
-      `no message ${messageId} in the dead-letter queue (looked at ${peeked.length})`,
-      `list them with \`webhook-inbox dlq list${destinationFlag(destination)}\``,
+      peeked.whole
+        ? `no message ${messageId} in the dead-letter queue (${looked})`
+        : `message ${messageId} not found in the part of the dead-letter queue read in time (${looked} of about ${peeked.aboutVisible})`,
+      peeked.whole
+        ? `list them with \`webhook-inbox dlq list${destinationFlag(destination)}\``
+        : 'run it again',
     );
   }
   // The record's facts, or with --destination the delivery's history at that destination.

@@ -4,7 +4,7 @@
 // (one provider's `schema_mismatch`s) or the deliveries an operator picked in the console.
 import type { ReceivedMessage } from '../lambdas/adapters/sqs-queue-ops';
 import { type DlqEntry, describeMessage } from './dlq-entry';
-import { moveMessage, type Opened } from './redrive';
+import { moveMessage, type Opened, sweepSecondCopies } from './redrive';
 
 export interface SelectiveRedrive {
   /** Which DLQ messages to move, from what their attributes and envelope say. */
@@ -40,6 +40,7 @@ export function entryKey(entry: DlqEntry): string | undefined {
 export async function redriveSelected(opened: Opened, select: SelectiveRedrive): Promise<SelectiveResult> {
   const { target, ops } = opened;
   const startedMs = Date.now();
+  /** Every copy looked at and left, each released at the end (the newest handle is the one SQS honours). */
   const held: ReceivedMessage[] = [];
   const deliveries = new Set<string>();
   // What the DLQ held when the move began: once that many have been looked at, there is nothing more to
@@ -47,10 +48,12 @@ export async function redriveSelected(opened: Opened, select: SelectiveRedrive):
   const present = (await ops.counts(target.dlqUrl)).visible;
   let moved = 0;
   let empty = 0;
+  const movedIds = new Set<string>();
+  const heldIds = new Set<string>();
   try {
     while (
       (select.expected === undefined || deliveries.size < select.expected) &&
-      moved + held.length < Math.max(present, 1) &&
+      moved + heldIds.size < Math.max(present, 1) &&
       empty < EMPTY_POLLS
     ) {
       const batch = await ops.receive(target.dlqUrl, {
@@ -60,23 +63,37 @@ export async function redriveSelected(opened: Opened, select: SelectiveRedrive):
       });
       empty = batch.length === 0 ? empty + 1 : 0;
       for (const message of batch) {
+        // SQS delivers at least once: a second copy of a message already looked at has a handle of its own.
+        if (movedIds.has(message.messageId)) {
+          // Already sent to the main queue; the first copy's delete may not have taken, this one's does.
+          await ops.delete(target.dlqUrl, message.receiptHandle);
+          continue;
+        }
+        if (heldIds.has(message.messageId)) {
+          held.push(message);
+          continue;
+        }
         const entry = describeMessage(message);
         if (select.matches(entry)) {
           await moveMessage(opened, message, startedMs, moved);
+          movedIds.add(message.messageId);
           moved++;
           const key = entryKey(entry);
           if (key !== undefined) deliveries.add(key);
         } else {
           held.push(message);
+          heldIds.add(message.messageId);
         }
-        select.onProgress?.(moved, moved + held.length);
+        select.onProgress?.(moved, moved + heldIds.size);
       }
     }
+    // Second copies of what moved, handed out after the look-through, would read as dead letters still.
+    if (moved > 0) await sweepSecondCopies(opened, movedIds);
   } finally {
     // Released even when a move failed: the others must not stay hidden for the whole hold.
     for (const message of held) {
       await ops.changeVisibility(target.dlqUrl, message.receiptHandle, 0).catch(() => undefined);
     }
   }
-  return { moved, deliveries: deliveries.size, left: held.length };
+  return { moved, deliveries: deliveries.size, left: heldIds.size };
 }

@@ -29,25 +29,31 @@ export async function runRedrive(
   const { target, ops } = opened;
   if (options.dryRun) {
     const counts = await ops.counts(target.dlqUrl);
+    const peeked = await ops.peekQueue(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 });
     const entries = await withInboxFacts(
       opened.inbox,
-      (await ops.peek(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 })).map((m) =>
-        describeMessage(m),
-      ),
+      peeked.messages.map((m) => describeMessage(m)),
       opened.destination,
     );
     if (options.json) {
       printJson({
         dryRun: true,
         wouldMove: entries.length,
+        // Whether every message was seen: when not, more than wouldMove (about aboutVisible) would move.
+        whole: peeked.whole,
+        aboutVisible: peeked.aboutVisible,
         from: target.dlqUrl,
         to: target.queueUrl,
         messages: entries,
       });
     } else {
       if (entries.length > 0) print(entriesTable(entries));
+      const plural = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
       print(
-        `dry run: would move ${entries.length} message${entries.length === 1 ? '' : 's'} to ${target.queueUrl}`,
+        peeked.whole
+          ? `dry run: would move ${plural(entries.length)} to ${target.queueUrl}`
+          : `dry run: would move about ${plural(peeked.aboutVisible)} to ${target.queueUrl}; ` +
+              pc.yellow(`showing the ${entries.length} read in time, the DLQ could not be read whole`),
       );
     }
     return 0;
@@ -140,27 +146,63 @@ async function redriveLocally(
   const spacingMs = options.maxPerSecond ? 1000 / options.maxPerSecond : 0;
   let nextAt = Date.now();
   let moved = 0;
+  const movedIds = new Set<string>();
   try {
+    // Long polls: a short poll samples some of SQS's servers and may answer empty while messages wait, so
+    // only an empty long poll (every server asked) means nothing is left.
     while (moved < total) {
       const batch = await ops.receive(target.dlqUrl, {
         maxMessages: Math.min(10, total - moved),
         visibilitySeconds: 120,
+        waitSeconds: REDRIVE_POLL_SECONDS,
       });
       if (batch.length === 0) break;
       for (const message of batch) {
+        if (movedIds.has(message.messageId)) {
+          // A second copy of a message already sent to the main queue (SQS delivers at least once): the
+          // delete by the first copy's handle may not have taken, so this copy's handle deletes it.
+          await ops.delete(target.dlqUrl, message.receiptHandle);
+          continue;
+        }
         const wait = nextAt - Date.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         nextAt = Math.max(nextAt, Date.now()) + spacingMs;
         await moveMessage(opened, message, startedMs, moved);
+        movedIds.add(message.messageId);
         moved++;
         bar?.progress(moved, total);
       }
     }
+    if (moved > 0) await sweepSecondCopies(opened, movedIds);
   } finally {
     bar?.stop();
   }
   return { moved, method: 'receive-send-delete' };
 }
+
+/**
+ * Deletes the second copies SQS may hand out of messages already moved (it delivers at least once), so
+ * they are neither left in the DLQ as if they had failed again nor moved twice by the next redrive. Stops
+ * at the first empty long poll, or at a message not moved by this run (arrived since, or failed again),
+ * which is made visible again and left for the next redrive.
+ */
+export async function sweepSecondCopies({ target, ops }: Opened, movedIds: Set<string>): Promise<void> {
+  for (let polls = 0; polls < SWEEP_POLLS; polls++) {
+    const batch = await ops.receive(target.dlqUrl, { visibilitySeconds: 30, waitSeconds: 1 });
+    const others = batch.filter((message) => !movedIds.has(message.messageId));
+    for (const message of batch) {
+      if (movedIds.has(message.messageId)) await ops.delete(target.dlqUrl, message.receiptHandle);
+      else await ops.changeVisibility(target.dlqUrl, message.receiptHandle, 0).catch(() => undefined);
+    }
+    if (batch.length === 0 || others.length > 0) return;
+  }
+}
+
+/** A bound on the sweep, for a DLQ whose copies keep coming. */
+const SWEEP_POLLS = 20;
+
+/** The local redrive's long polls: answered at once while messages are visible, so this bounds only the last. */
+const REDRIVE_POLL_SECONDS = 2;
 
 /** Clocks differ: a task SQS says started this long before we asked for it may still be ours. */
 const CLOCK_SKEW_MS = 60_000;
@@ -185,6 +227,8 @@ export async function redriveOnAws(
   // What is there before the move: their records are marked once the task has completed, not before (a
   // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
   const startedMs = Date.now();
+  // A peek that could not see the whole DLQ in time leaves some records unmarked: the processor brings each
+  // along when it takes the moved copy, so that is slower to show, not wrong.
   const counts = await ops.counts(target.dlqUrl);
   const entries = (await ops.peek(target.dlqUrl, { limit: Math.min(counts.visible + 100, 10_000) })).map(
     (m) => describeMessage(m),

@@ -158,7 +158,7 @@ export function startForwarding(options: LocalForwardingOptions): LocalForwardin
       await Promise.all(pollers.map(({ source }) => source.stop()));
       await Promise.all(
         pollers.map(async ({ id, queueUrl, source }) => {
-          while (Date.now() < deadlineMs && (await source.runOnce(0).catch(() => 0)) > 0);
+          while (Date.now() < deadlineMs && (await source.runOnce().catch(() => 0)) > 0);
           const counts = await ops.counts(queueUrl).catch(() => undefined);
           const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
           if (left > 0) {

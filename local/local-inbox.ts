@@ -61,6 +61,11 @@ export interface LocalInboxOptions {
   forwardTo?: readonly string[];
   /** How long a request that arrives while the inbox is starting waits for it before a 503. @default 10 s */
   startupHoldMs?: number;
+  /**
+   * Called with the SDK clients as soon as they are built, before anything uses them: tests put their SQS
+   * double (test/support/strict-sqs.ts) on the SQS client here. @default nothing
+   */
+  onClients?: (clients: AwsClients, endpoints: Emulators['endpoints']) => void;
 }
 
 export interface LocalInbox {
@@ -117,6 +122,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     const port = await listen(server, options.port, host);
     emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
     clients = createAwsClients({ ...emulators.endpoints, region: REGION });
+    options.onClients?.(clients, emulators.endpoints);
     const pipeline = await startPipeline(options, clients, emulators);
     return serve({ ...pipeline, options, host, port, server, gate, emulators, clients, lock });
   } catch (error) {
@@ -223,7 +229,7 @@ const DRAIN_MS = 10_000;
  */
 async function drainBeforeExit({ source, options, clients, resources }: Running): Promise<void> {
   const deadline = Date.now() + DRAIN_MS;
-  while (Date.now() < deadline && (await source.runOnce(0).catch(() => 0)) > 0);
+  while (Date.now() < deadline && (await source.runOnce().catch(() => 0)) > 0);
   const counts = await new SqsQueueOps(clients.sqs).counts(resources.queueUrl).catch(() => undefined);
   const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
   if (left > 0) {

@@ -73,8 +73,12 @@ export class SqsEventSource {
     return this.inFlight > 0;
   }
 
-  /** One receive-invoke-delete cycle; returns how many records it handed the processor. */
-  async runOnce(waitSeconds = 0): Promise<number> {
+  /**
+   * One receive-invoke-delete cycle; returns how many records it handed the processor. It long-polls, as
+   * Lambda's poller does: a short poll (`waitSeconds` 0) samples some of SQS's servers and may answer 0
+   * while messages wait, so "0" ends a drain only after a long poll.
+   */
+  async runOnce(waitSeconds = 1): Promise<number> {
     const messages = await this.collectBatch(waitSeconds);
     if (messages.length === 0) return 0;
     this.inFlight += 1;
@@ -108,16 +112,19 @@ export class SqsEventSource {
     // No VisibilityTimeout override: Lambda's poller uses the queue's own.
     const first = await this.ops.receive(queueUrl, { maxMessages: batchSize, waitSeconds });
     if (first.length === 0 || maxBatchingWindowSeconds === 0) return first;
-    const batch = [...first];
+    // By message id: SQS delivers at least once, so a later receive of the window may bring a second copy
+    // of a message already in the batch. One record per message, with the newest copy's receipt handle,
+    // the one a delete must name.
+    const batch = new Map(first.map((message) => [message.messageId, message]));
     const deadline = Date.now() + maxBatchingWindowSeconds * 1000;
-    while (batch.length < batchSize && Date.now() < deadline && this.running) {
+    while (batch.size < batchSize && Date.now() < deadline && this.running) {
       const more = await this.ops.receive(queueUrl, {
-        maxMessages: batchSize - batch.length,
+        maxMessages: batchSize - batch.size,
         waitSeconds: 1,
       });
-      batch.push(...more);
+      for (const message of more) batch.set(message.messageId, message);
     }
-    return batch;
+    return [...batch.values()];
   }
 
   private async invoke(messages: ReceivedMessage[]): Promise<void> {

@@ -43,11 +43,41 @@ export interface QueueCounts {
   delayed: number;
 }
 
+export interface PeekOptions {
+  /** At most this many messages. */
+  limit: number;
+  /** How long the whole peek may take, in milliseconds. @default 15 000 */
+  withinMs?: number;
+  /** How long each message stays hidden once seen. @default the peek's time budget plus 30 s */
+  holdSeconds?: number;
+}
+
+export interface Peeked {
+  /** Each message once, however many copies SQS handed out. */
+  messages: ReceivedMessage[];
+  /** The queue's visible count before the peek (approximate), or the messages seen if more. */
+  aboutVisible: number;
+  /**
+   * True when nothing visible was left unseen: an empty long poll after the last message, or as many seen
+   * as were counted. False when the limit or the time budget ended the peek first.
+   */
+  whole: boolean;
+}
+
 /** ReceiveMessage's and ChangeMessageVisibilityBatch's maximum. */
 const SQS_BATCH_MAX = 10;
+/** ReceiveMessage's longest WaitTimeSeconds. */
+const LONG_POLL_MAX_SECONDS = 20;
+/** A peek's long polls: each returns at once while messages are visible, so this only bounds the last one. */
+const PEEK_POLL_SECONDS = 5;
+const PEEK_WITHIN_MS = 15_000;
 
 export class SqsQueueOps {
-  constructor(private readonly client: SQSClient) {}
+  constructor(
+    private readonly client: SQSClient,
+    /** Epoch milliseconds; only bounds how long a peek may take. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The processor's backoff: the message reappears after `seconds` (0 to 43 200). */
   async changeVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
@@ -95,34 +125,90 @@ export class SqsQueueOps {
     }));
   }
 
+  /** Up to `limit` messages without consuming them: `peekQueue`'s messages. */
+  async peek(queueUrl: string, options: PeekOptions): Promise<ReceivedMessage[]> {
+    return (await this.peekQueue(queueUrl, options)).messages;
+  }
+
   /**
-   * Up to `limit` messages without consuming them. SQS has no real peek: messages are received (hidden for
-   * `holdSeconds`, so later batches bring new ones) and made visible again at the end. Each read counts as
-   * a receive, so peek at the DLQ (no redrive policy), not at a live queue with maxReceiveCount.
+   * Up to `limit` messages without consuming them, and whether the queue was seen whole. SQS has no real
+   * peek: messages are received (hidden for the peek's duration, so later receives bring new ones) and
+   * made visible again at the end. Each read counts as a receive, so peek at a DLQ (no redrive policy),
+   * not at a live queue with maxReceiveCount.
+   *
+   * A short poll samples some of SQS's servers and may answer empty while messages wait, so this long-polls
+   * and stops on whichever comes first: `limit` messages; an empty long poll (every server asked, nothing
+   * visible: all there was is in hand); the time or call budget. The visible count read first is
+   * approximate: it sets how long a poll may wait, and a peek that saw as many as it counted calls the
+   * queue whole; past the count, a one-second poll catches a count that lagged. Every message seen stays
+   * in flight until the end, so `limit` must stay well under SQS's 120,000 in-flight messages per queue.
    */
-  async peek(queueUrl: string, options: { limit: number; holdSeconds?: number }): Promise<ReceivedMessage[]> {
+  async peekQueue(queueUrl: string, options: PeekOptions): Promise<Peeked> {
+    const startedMs = this.now();
+    const withinMs = options.withinMs ?? PEEK_WITHIN_MS;
+    const visibleBefore = (await this.counts(queueUrl)).visible;
+    // Longer than the peek can last: a message seen early must not come back while it goes on.
+    const holdSeconds = options.holdSeconds ?? Math.ceil(withinMs / 1000) + 30;
+    const maxCalls = Math.ceil(options.limit / SQS_BATCH_MAX) * 4 + 10;
     const seen = new Map<string, ReceivedMessage>();
-    while (seen.size < options.limit) {
-      const batch = await this.receive(queueUrl, {
-        maxMessages: options.limit - seen.size,
-        visibilitySeconds: options.holdSeconds ?? 30,
-      });
-      const fresh = batch.filter((message) => !seen.has(message.messageId));
-      if (fresh.length === 0) break;
-      for (const message of fresh) seen.set(message.messageId, message);
+    const handles: string[] = [];
+    let whole = false;
+    try {
+      for (let calls = 0; seen.size < options.limit && calls < maxCalls; calls++) {
+        const leftMs = withinMs - (this.now() - startedMs);
+        if (leftMs < 1000) break;
+        // An empty queue by its count gets one short poll (the count lags a message just sent); past the
+        // count, a one-second poll confirms nothing is left. Otherwise a long poll answers as soon as a
+        // message is visible, so a longer wait costs nothing while there are some.
+        const waitSeconds =
+          visibleBefore === 0 && calls === 0
+            ? 0
+            : seen.size >= visibleBefore
+              ? 1
+              : Math.min(LONG_POLL_MAX_SECONDS, PEEK_POLL_SECONDS, Math.floor(leftMs / 1000));
+        const batch = await this.receive(queueUrl, {
+          maxMessages: options.limit - seen.size,
+          visibilitySeconds: holdSeconds,
+          waitSeconds,
+        });
+        for (const message of batch) {
+          handles.push(message.receiptHandle);
+          // At least once: a second copy of a message comes with a handle of its own; it is one message.
+          if (!seen.has(message.messageId)) seen.set(message.messageId, message);
+        }
+        // Empty: a long poll asked every server, and the one short poll was for a queue counted empty.
+        if (batch.length === 0) {
+          whole = true;
+          break;
+        }
+      }
+    } finally {
+      await this.release(queueUrl, handles);
     }
-    const peeked = [...seen.values()];
-    for (let start = 0; start < peeked.length; start += SQS_BATCH_MAX) {
-      const entries = peeked.slice(start, start + SQS_BATCH_MAX).map((message, index) => ({
+    const messages = [...seen.values()];
+    return {
+      messages,
+      aboutVisible: Math.max(visibleBefore, messages.length),
+      whole: whole || messages.length >= visibleBefore,
+    };
+  }
+
+  /**
+   * Makes received messages visible again. A handle SQS no longer honours (the message was deleted, or
+   * handed out again since) fails alone in its batch, and a batch that fails altogether leaves its
+   * messages to come back when their hold runs out: either way nothing is lost, so neither is an error.
+   */
+  private async release(queueUrl: string, handles: string[]): Promise<void> {
+    for (let start = 0; start < handles.length; start += SQS_BATCH_MAX) {
+      const entries = handles.slice(start, start + SQS_BATCH_MAX).map((handle, index) => ({
         Id: String(index),
-        ReceiptHandle: message.receiptHandle,
+        ReceiptHandle: handle,
         VisibilityTimeout: 0,
       }));
       await callDependency('sqs', 'ChangeMessageVisibilityBatch', () =>
         this.client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries })),
-      );
+      ).catch(() => undefined);
     }
-    return peeked;
   }
 
   async delete(queueUrl: string, receiptHandle: string): Promise<void> {

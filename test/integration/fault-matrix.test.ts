@@ -4,9 +4,16 @@
 // are injected per SDK attempt (test/support/faults.ts). The table it prints is the one in bench/RESULTS.md.
 import { afterAll, describe, expect, it } from 'vitest';
 import { useEmulators } from '../support/emulators';
-import { allCells, type CellResult, MATRIX_CONFIG, renderTable, runCell } from '../support/fault-matrix';
+import {
+  allCells,
+  type CellResult,
+  MATRIX_CONFIG,
+  renderSqsDoubleSummary,
+  renderTable,
+  runCell,
+} from '../support/fault-matrix';
 
-const ctx = useEmulators({ config: MATRIX_CONFIG });
+const ctx = useEmulators({ config: MATRIX_CONFIG, strictSqs: true });
 const results: CellResult[] = [];
 
 afterAll(() => {
@@ -15,7 +22,8 @@ afterAll(() => {
     (a, b) =>
       order.indexOf(`${a.op}|${a.fault}|${a.sender}`) - order.indexOf(`${b.op}|${b.fault}|${b.sender}`),
   );
-  console.log(`\nfault matrix (${results.length} cells)\n${renderTable(results)}\n`);
+  const through = renderSqsDoubleSummary(ctx.sqsDouble?.seed, results);
+  console.log(`\nfault matrix (${results.length} cells), ${through}\n${renderTable(results)}\n`);
 });
 
 describe.concurrent('fault matrix', () => {

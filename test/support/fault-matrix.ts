@@ -31,6 +31,7 @@ import { sqsRecordFrom } from '../../local/sqs-event-source';
 import type { EmulatorContext } from './emulators';
 import { type AttemptFault, type Fault, injectAttemptFault, injectFault, throttled } from './faults';
 import { CapturingLogger, StaticSecrets, signedEvent } from './pipeline';
+import type { StrictSqsStats } from './strict-sqs';
 
 // Three writes a delivery (claim, lease, processed mark) and the calls between them: verify writes no
 // mark after the send, so there is no fourth row to break.
@@ -78,6 +79,8 @@ export interface CellResult extends Cell {
   deadLettered?: number;
   /** How many calls (or attempts) the fault failed: a cell whose fault never fired proves nothing. */
   faultsInjected: number;
+  /** What the SQS double did to the cell's receives, when the file runs through it. */
+  sqs?: StrictSqsStats;
 }
 
 const DELIVERIES = 6;
@@ -291,6 +294,8 @@ interface Pipeline {
 async function buildPipeline(ctx: EmulatorContext, cell: Cell, secret: string, effects: Map<string, number>) {
   const resources = await ctx.provision();
   const clients = createAwsClients(ctx.emulators.endpoints);
+  // The file's SQS double, when it has one: receives as SQS answers them (short, shuffled, twice).
+  const double = ctx.strictSqs(clients.sqs);
   const ops = new SqsQueueOps(clients.sqs);
   await clients.sqs.send(
     new SetQueueAttributesCommand({
@@ -367,7 +372,7 @@ async function buildPipeline(ctx: EmulatorContext, cell: Cell, secret: string, e
       return messages.length;
     },
   };
-  return { pipeline, resources, injected };
+  return { pipeline, resources, injected, double };
 }
 
 interface Answers {
@@ -404,7 +409,7 @@ const bodyOf = (i: number, variant = 'a') =>
 export async function runCell(ctx: EmulatorContext, cell: Cell): Promise<CellResult> {
   const secret = standardWebhooks.generateSecret();
   const effects = new Map<string, number>();
-  const { pipeline, resources, injected } = await buildPipeline(ctx, cell, secret, effects);
+  const { pipeline, resources, injected, double } = await buildPipeline(ctx, cell, secret, effects);
   const cellId = randomUUID().slice(0, 8);
   const eventFor = (i: number, variant = 'a') =>
     signedEvent(PROVIDER, MATRIX_CONFIG, {
@@ -476,6 +481,7 @@ export async function runCell(ctx: EmulatorContext, cell: Cell): Promise<CellRes
     unavoidable: unavoidableDouble(cell),
     faultsInjected: injected.failures(),
     ...(deadLettered === undefined ? {} : { deadLettered }),
+    ...(double === undefined ? {} : { sqs: { ...double.stats } }),
   };
 }
 
@@ -529,4 +535,16 @@ export function renderTable(results: readonly CellResult[]): string {
     return `| ${cells.join(' | ')} |`;
   });
   return [header, rule, ...rows].join('\n');
+}
+
+/** One line on what the SQS double did across the cells, for the table's heading in bench/RESULTS.md. */
+export function renderSqsDoubleSummary(seed: number | undefined, results: readonly CellResult[]): string {
+  const total = { receives: 0, emptied: 0, cut: 0, withheld: 0, duplicated: 0 };
+  for (const r of results)
+    for (const key of Object.keys(total) as (keyof StrictSqsStats)[]) total[key] += r.sqs?.[key] ?? 0;
+  if (seed === undefined) return 'straight on fauxqs (no SQS double)';
+  return (
+    `through the SQS double, STRICT_SQS_SEED=${seed}: ${total.receives} receives, ${total.emptied} short polls ` +
+    `answered empty, ${total.cut} answers cut short, ${total.withheld} messages withheld, ${total.duplicated} handed out twice`
+  );
 }

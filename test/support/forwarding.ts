@@ -4,8 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { type ConfigInput, parseConfig } from '../../config';
+import { createAwsClients } from '../../lambdas/adapters/clients';
 import { DynamoDestinationStates } from '../../lambdas/adapters/dynamo-destination-states';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
@@ -23,6 +25,7 @@ import { type LocalInbox, startLocalInbox } from '../../local/local-inbox';
 import { readSecretsFile, secretsFilePath } from '../../local/secrets-file';
 import type { ReceivedRequest } from './destination-server';
 import { signedEvent } from './pipeline';
+import { installStrictSqs, type StrictSqs, strictSqsSeed } from './strict-sqs';
 
 export interface ForwarderLine {
   level: 'info' | 'warn' | 'error';
@@ -56,6 +59,8 @@ export interface ForwardingInbox {
   enable(destination: string): Promise<void>;
   /** Messages on the destination's queue or DLQ, visible, in flight or delayed. */
   depth(destination: string, which: 'queue' | 'dlq'): Promise<number>;
+  /** The SQS double in front of local mode's queues, with its seed and what it did. */
+  sqsDouble(): StrictSqs | undefined;
   stop(): Promise<void>;
 }
 
@@ -68,12 +73,22 @@ export async function startForwardingInbox(
   const config = parseConfig({ providers: { [PROVIDER]: { scheme: PROVIDER } }, ...input });
   const cwd = mkdtempSync(join(tmpdir(), 'webhook-inbox-forward-'));
   const lines: ForwarderLine[] = [];
+  // Every queue read of local mode (the processor's and the forwarders' event sources, the redrives)
+  // goes through the SQS double, so the suites see SQS's receive semantics rather than fauxqs's.
+  let raw: SQSClient | undefined;
+  let double: StrictSqs | undefined;
   const inbox = await startLocalInbox({
     config,
     cwd,
     port: 0,
     logs: { verify: quiet, process: quiet, forward: recording(lines) },
     handlers,
+    onClients: (clients, endpoints) => {
+      raw = createAwsClients({ ...endpoints, region: 'us-east-1' }).sqs;
+      const seed = strictSqsSeed();
+      console.log(`SQS double seed ${seed} (repeat with STRICT_SQS_SEED=${seed})`);
+      double = installStrictSqs(clients.sqs, raw, { seed });
+    },
   });
   const secrets = () => readSecretsFile(secretsFilePath(cwd));
   const records = new DynamoInbox(inbox.clients.dynamodb, inbox.state.tableName);
@@ -108,8 +123,10 @@ export async function startForwardingInbox(
       );
       return counts.visible + counts.inFlight + counts.delayed;
     },
+    sqsDouble: () => double,
     stop: async () => {
       await inbox.stop();
+      raw?.destroy();
       rmSync(cwd, { recursive: true, force: true });
     },
   };

@@ -24,7 +24,7 @@ const config = parseConfig({
   providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
   queue: { retrySchedule: [1, 1] },
 });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 const PK = 'standard-webhooks#msg_redrive';
 

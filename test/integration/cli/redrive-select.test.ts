@@ -16,7 +16,7 @@ const config = parseConfig({
   providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
   queue: { retrySchedule: [1, 1] },
 });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 const IDS = ['msg_sel_a', 'msg_sel_b', 'msg_sel_c'];
 const pk = (id: string) => `standard-webhooks#${id}`;

@@ -29,7 +29,7 @@ const configWith = (archive: Record<string, number>): Config =>
     archive,
   });
 const config = configWith({ retentionDays: 30, inlineMaxBytes: 4096 });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 
 let resources: typeof ctx.resources;

@@ -12,7 +12,7 @@ import { useEmulators } from '../../support/emulators';
 import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 
 describe('copies taking turns at the deadline', () => {

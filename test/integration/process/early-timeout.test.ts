@@ -11,7 +11,7 @@ import { attemptFaultForTest } from '../../support/faults';
 import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 /**
  * The invocation's end: the chain answers 1 s before it, the handlers are cut off 1 s before that, so the

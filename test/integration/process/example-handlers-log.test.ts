@@ -24,7 +24,7 @@ const config = parseConfig({
   },
   queue: { retrySchedule: [1] },
 });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRETS: Record<string, string> = {
   github: 'gh-example-handlers-secret',
   stripe: 'whsec_example_handlers',

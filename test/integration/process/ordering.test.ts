@@ -19,7 +19,7 @@ const config = parseConfig({
   providers: { stripe: { scheme: 'stripe' }, github: { scheme: 'github' } },
   queue: { retrySchedule: [1, 1] },
 });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRETS = { stripe: ['whsec_ordering_test'], github: ['gh-ordering-test'] };
 
 let resources: typeof ctx.resources;

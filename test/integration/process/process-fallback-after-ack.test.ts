@@ -13,7 +13,7 @@ import { attemptFaultForTest, faultForTest } from '../../support/faults';
 import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 
 const keyIs = (dedupKey: string) => (input: Record<string, unknown>) =>

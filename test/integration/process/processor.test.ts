@@ -25,7 +25,7 @@ const config = parseConfig({
   queue: { retrySchedule: [1, 1], batchSize: 10 },
 });
 const MAX_RECEIVES = 3;
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 
 let resources: typeof ctx.resources;
@@ -89,7 +89,8 @@ describe('processor: partial batch failures', () => {
       ],
       { config },
     );
-    const messages = await ctx.queueOps.receive(resources.queueUrl, { maxMessages: 10 });
+    // One batch of all ten, as Lambda may hand them over: SQS answers a single receive with fewer.
+    const messages = await ctx.receiveAll(resources.queueUrl);
     expect(messages).toHaveLength(10);
     const response = await processor.handler({
       Records: messages.map((m) => sqsRecordFrom(m, resources.queueArn)),
@@ -120,7 +121,10 @@ describe('processor: partial batch failures', () => {
       ],
       () => 1,
     );
-    expect(await source.runOnce()).toBe(4);
+    // SQS may hand the four over in more than one batch (a receive answers with fewer than are visible),
+    // and a message more than once: run until none is left visible.
+    for (let runs = 0; runs < 20 && (await ctx.countMessages(resources.queueUrl)).visible > 0; runs++)
+      await source.runOnce();
     const counts = await ctx.countMessages(resources.queueUrl);
     expect(counts.visible + counts.inFlight).toBe(1);
   });
@@ -333,7 +337,9 @@ describe('processor: exactly-once effects', () => {
     await ctx.queueOps.sendRaw(resources.queueUrl, original!.body, original!.attributes);
     while ((await source.runOnce()) > 0);
     expect(keys).toEqual(['standard-webhooks:msg_twice']);
-    expect(outcomes(logger).sort()).toEqual(['duplicate_skipped', 'processed']);
+    // One run, and every other copy skipped: SQS may hand a copy out more than once itself.
+    expect(outcomes(logger).filter((o) => o === 'processed')).toHaveLength(1);
+    expect(new Set(outcomes(logger))).toEqual(new Set(['duplicate_skipped', 'processed']));
   });
 
   it('runs two copies of one delivery in one batch one after the other: processed, then skipped, no retry', async () => {

@@ -8,7 +8,7 @@ import { useEmulators } from '../../support/emulators';
 import { deliverSigned, effectCounter, processHandlerFor } from '../../support/pipeline';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
-const ctx = useEmulators({ config });
+const ctx = useEmulators({ config, strictSqs: true });
 const SECRET = standardWebhooks.generateSecret();
 const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand']);
 
