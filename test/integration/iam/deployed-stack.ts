@@ -1,8 +1,10 @@
 // One synthesized stack, run as deployed: its three Lambdas built as their entry files build them
 // (lambdas/*/handler.ts), from the environment the template gives them, over the emulators; the resources
 // provisioned under the names the template's tokens resolve to; and Secrets Manager, EventBridge, Lambda,
-// CloudFormation, CloudWatch and STS answered by stubs. Every AWS call is recorded under the role (or the
-// operator) that makes it, with the resource as the deployed code names it.
+// CloudFormation, CloudWatch and STS answered by stubs (and the queues' redrive settings, which name the
+// stack's account, from the template); the REST front door served on a local port for the command's HTTP
+// requests. Every AWS call is recorded under the role (or the operator) that makes it, with the resource
+// as the deployed code names it.
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

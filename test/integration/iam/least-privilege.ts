@@ -2,7 +2,7 @@
 // the three Lambdas and the `webhook-inbox` command make while a stack runs as deployed (deployed-stack.ts:
 // accept, duplicate, conflict, a refused enqueue, a body in S3, one archived, every provider's secret,
 // process, retry, give up, forward to each destination type with a retry and a destination gone, and the
-// operator's commands and console pages), evaluated with @cloud-copilot/iam-simulate against the
+// operator's commands, console pages and `doctor`), evaluated with @cloud-copilot/iam-simulate against the
 // synthesized role policies and the stack's resource policies, and, for the command, against the policy
 // the README gives operators. A denied call fails the test; the grants no call uses are listed and pinned.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -362,6 +362,7 @@ async function doctor(cli: OperatorCli, config: Config): Promise<void> {
   const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
   expect(failed.sort(), items('fail').join('\n')).toEqual(expectedDoctorFailures(config));
   expect(result.code).toBe(failed.length > 0 ? 1 : 0);
+  expect(report.ok).toBe(failed.length === 0);
   expect(report.checks.map((c) => c.id)).toEqual(
     expect.arrayContaining([
       'read:bucket',
