@@ -201,6 +201,7 @@ export function paddleRegistrar(input: RegistrarInput): Registrar {
           destination: url,
           subscribed_events: subscribed,
           api_version: PADDLE_VERSION,
+          // Real events only: a simulated one reaching the inbox would run its handlers as if it were real.
           traffic_source: 'platform',
         },
         doing,
