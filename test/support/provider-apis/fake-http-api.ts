@@ -29,8 +29,11 @@ export interface FakeHttpApi {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly requests: RecordedRequest[];
-  /** The next request with this method (and path prefix, if given) is answered `status` instead. */
-  failNext(method: string, status: number, pathPrefix?: string): void;
+  /**
+   * The next request with this method (and path prefix, if given) is answered `status` instead, in the
+   * provider's error shape, or with `page` as text/html (a proxy's page in front of an outage).
+   */
+  failNext(method: string, status: number, pathPrefix?: string, page?: string): void;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,7 @@ interface PlannedFailure {
   method: string;
   status: number;
   pathPrefix: string | undefined;
+  page: string | undefined;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -89,6 +93,10 @@ export async function startFakeHttpApi(
         );
         if (planned >= 0) {
           const [failure] = failures.splice(planned, 1);
+          if (failure!.page !== undefined) {
+            response.writeHead(failure!.status, { 'content-type': 'text/html' }).end(failure!.page);
+            return;
+          }
           answer(response, { status: failure!.status, body: failureBody(failure!.status) });
           return;
         }
@@ -101,7 +109,7 @@ export async function startFakeHttpApi(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    failNext: (method, status, pathPrefix) => failures.push({ method, status, pathPrefix }),
+    failNext: (method, status, pathPrefix, page) => failures.push({ method, status, pathPrefix, page }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

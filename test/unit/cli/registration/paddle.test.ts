@@ -168,6 +168,14 @@ describe('paddleRegistrar', () => {
     expect(api.settings()).toHaveLength(0);
   });
 
+  it('a proxy page instead of JSON (502) is provider_unavailable, its text not quoted', async () => {
+    api.failNext('POST', 502, '/notification-settings', '<html><body>Bad Gateway</body></html>');
+    const error = await refusal(registrar().create({ url: URL_, events: ['transaction.completed'] }));
+    expect(error.reason).toBe('provider_unavailable');
+    expect(error.message).toContain('502');
+    expect(error.message).not.toContain('html');
+  });
+
   it('a server that does not answer at all is provider_unavailable', async () => {
     const gone = await startFakePaddleApi();
     const url = gone.url;
