@@ -1,0 +1,106 @@
+// What every fake provider API shares: a real HTTP server on 127.0.0.1, a log of the requests it was sent
+// (whether a credential came and was accepted, never the credential itself), and failures a test queues.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  /** The parsed JSON body, or undefined. */
+  body: unknown;
+  /** `accepted` / `refused` / `none`: what the server made of the credential, never its value. */
+  credential: 'accepted' | 'refused' | 'none';
+}
+
+export interface Answer {
+  status: number;
+  body?: unknown;
+}
+
+export interface Handled {
+  /** `none` when no credential was sent; the handler decides accepted or refused. */
+  credential: RecordedRequest['credential'];
+  answer: Answer;
+}
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  /** The Authorization header as sent; the handler compares it and forgets it. */
+  authorization: string | undefined;
+}
+
+export type Handler = (request: ApiRequest) => Handled;
+
+export class ProviderApiServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly failures: { method: string; status: number; answer: (status: number) => unknown }[] = [];
+  private server: Server | undefined;
+  url = '';
+
+  constructor(
+    private readonly handler: Handler,
+    /** The provider's documented error body for a failure the test queued. */
+    private readonly failureBody: (status: number) => unknown,
+  ) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => void this.serve(request, response));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The next request with this method is answered `status` with the provider's error body. */
+  failNext(method: string, status: number): void {
+    this.failures.push({ method: method.toUpperCase(), status, answer: this.failureBody });
+  }
+
+  private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const method = request.method ?? 'GET';
+    const record: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      credential: request.headers.authorization ? 'accepted' : 'none',
+    };
+    this.requests.push(record);
+
+    const failure = this.failures.findIndex((each) => each.method === method);
+    let answer: Answer;
+    if (failure >= 0) {
+      const [queued] = this.failures.splice(failure, 1);
+      answer = { status: queued!.status, body: queued!.answer(queued!.status) };
+    } else {
+      const handled = this.handler({
+        method,
+        path: url.pathname,
+        query: url.searchParams,
+        body,
+        authorization: request.headers.authorization,
+      });
+      record.credential = handled.credential;
+      answer = handled.answer;
+    }
+    response.writeHead(answer.status, { 'content-type': 'application/json' });
+    response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+  }
+}
