@@ -7,7 +7,7 @@ export interface RecordedRequest {
   method: string;
   path: string;
   query: Record<string, string>;
-  /** The parsed JSON body, or undefined. */
+  /** The parsed JSON body, or undefined; any `secret` property shows as `<redacted>`. */
   body: unknown;
   /** `accepted` / `refused` / `none`: what the server made of the credential, never its value. */
   credential: 'accepted' | 'refused' | 'none';
@@ -34,6 +34,15 @@ export interface ApiRequest {
 }
 
 export type Handler = (request: ApiRequest) => Handled;
+
+/** A copy with every property named `secret` replaced, so the log can be printed or snapshotted. */
+function redacted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redacted);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, each]) => [key, key === 'secret' ? '<redacted>' : redacted(each)]),
+  );
+}
 
 export class ProviderApiServer {
   readonly requests: RecordedRequest[] = [];
@@ -79,7 +88,7 @@ export class ProviderApiServer {
       method,
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      body,
+      body: redacted(body),
       credential: request.headers.authorization ? 'accepted' : 'none',
     };
     this.requests.push(record);
