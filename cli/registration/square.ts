@@ -15,6 +15,14 @@ export const SQUARE_SANDBOX = 'https://connect.squareupsandbox.com';
  */
 export const SQUARE_API_VERSION = '2026-09-16';
 
+/**
+ * How many times a create or a rotation is sent, each time with the same idempotency key, when Square
+ * does not answer usefully. The call may have taken effect with its answer lost: only a repeat with the
+ * same key gets that answer (the signature key) back. Without it, a subscription would exist whose key the
+ * inbox never learnt, and a later run would find it "already registered".
+ */
+export const SQUARE_WRITE_ATTEMPTS = 3;
+
 const READ_SCOPE = 'DEVELOPER_APPLICATION_WEBHOOKS_READ';
 const WRITE_SCOPE = 'DEVELOPER_APPLICATION_WEBHOOKS_WRITE';
 
@@ -27,8 +35,8 @@ async function loadClient(input: RegistrarInput) {
   const client = new sdk.SquareClient({
     token: input.credential,
     baseUrl: input.apiBase ?? SQUARE_PRODUCTION,
-    // No silent retries: every call here is safe to run again, and the command is idempotent, so an
-    // outage is reported at once as `provider_unavailable` rather than after the SDK's backoff.
+    // No retries by the SDK, with its backoff: a read is safe to run again with the command, and the
+    // writes are repeated here, with the idempotency key that recovers a lost answer (see idempotent).
     maxRetries: 0,
     timeoutInSeconds: 30,
   });
@@ -59,7 +67,7 @@ function toRegistrationError(sdk: SquareSdk, error: unknown, scope: string): Reg
   if (error instanceof sdk.SquareTimeoutError) {
     return new RegistrationError(
       'provider_unavailable',
-      'Square did not answer in time; nothing was changed by this call',
+      'Square did not answer in time; run the command again (it lists before it creates)',
     );
   }
   if (!(error instanceof sdk.SquareError) || error.statusCode === undefined) {
@@ -117,6 +125,22 @@ export function squareRegistrar(input: RegistrarInput): Registrar {
     }
   }
 
+  /** Repeats `run` with one idempotency key while the failure says nothing was decided. */
+  async function idempotent<T>(
+    scope: string,
+    run: (client: Awaited<typeof loaded>['client'], key: string) => Promise<T>,
+  ) {
+    const key = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call(scope, (client) => run(client, key));
+      } catch (error) {
+        const unsettled = error instanceof RegistrationError && error.reason === 'provider_unavailable';
+        if (!unsettled || attempt >= SQUARE_WRITE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
   /** Square requires event_types; "every event" is every type this API version offers. */
   const allEventTypes = () =>
     call(READ_SCOPE, async (client) => {
@@ -144,9 +168,9 @@ export function squareRegistrar(input: RegistrarInput): Registrar {
 
     async create({ url, events }: CreateInput): Promise<Created> {
       const eventTypes = events && events.length > 0 ? [...events] : await allEventTypes();
-      return call(WRITE_SCOPE, async (client) => {
+      return idempotent(WRITE_SCOPE, async (client, idempotencyKey) => {
         const answer = await client.webhooks.subscriptions.create({
-          idempotencyKey: randomUUID(),
+          idempotencyKey,
           subscription: {
             name: 'webhook-inbox',
             enabled: true,
@@ -168,10 +192,10 @@ export function squareRegistrar(input: RegistrarInput): Registrar {
     },
 
     rotateSecret: (endpoint) =>
-      call(WRITE_SCOPE, async (client) => {
+      idempotent(WRITE_SCOPE, async (client, idempotencyKey) => {
         const answer = await client.webhooks.subscriptions.updateSignatureKey({
           subscriptionId: endpoint.id,
-          idempotencyKey: randomUUID(),
+          idempotencyKey,
         });
         if (!answer.signatureKey) {
           throw new RegistrationError(

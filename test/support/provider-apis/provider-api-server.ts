@@ -46,7 +46,12 @@ function redacted(value: unknown): unknown {
 
 export class ProviderApiServer {
   readonly requests: RecordedRequest[] = [];
-  private readonly failures: { method: string; status: number; answer: (status: number) => unknown }[] = [];
+  private readonly failures: {
+    method: string;
+    status: number;
+    /** The request took effect first, and only its answer is replaced: a commit whose answer was lost. */
+    afterEffect: boolean;
+  }[] = [];
   private server: Server | undefined;
   url = '';
 
@@ -69,7 +74,12 @@ export class ProviderApiServer {
 
   /** The next request with this method is answered `status` with the provider's error body. */
   failNext(method: string, status: number): void {
-    this.failures.push({ method: method.toUpperCase(), status, answer: this.failureBody });
+    this.failures.push({ method: method.toUpperCase(), status, afterEffect: false });
+  }
+
+  /** The next request with this method takes effect, but is answered `status`: the answer is lost. */
+  loseNextAnswer(method: string, status = 500): void {
+    this.failures.push({ method: method.toUpperCase(), status, afterEffect: true });
   }
 
   private async serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -93,11 +103,12 @@ export class ProviderApiServer {
     };
     this.requests.push(record);
 
-    const failure = this.failures.findIndex((each) => each.method === method);
+    const index = this.failures.findIndex((each) => each.method === method);
+    const [failure] = index >= 0 ? this.failures.splice(index, 1) : [];
+    const failed = (status: number): Answer => ({ status, body: this.failureBody(status) });
     let answer: Answer;
-    if (failure >= 0) {
-      const [queued] = this.failures.splice(failure, 1);
-      answer = { status: queued!.status, body: queued!.answer(queued!.status) };
+    if (failure && !failure.afterEffect) {
+      answer = failed(failure.status);
     } else {
       const handled = this.handler({
         method,
@@ -107,7 +118,7 @@ export class ProviderApiServer {
         authorization: request.headers.authorization,
       });
       record.credential = handled.credential;
-      answer = handled.answer;
+      answer = failure ? failed(failure.status) : handled.answer;
     }
     response.writeHead(answer.status, { 'content-type': 'application/json' });
     response.end(answer.body === undefined ? '' : JSON.stringify(answer.body));

@@ -3,7 +3,11 @@
 // Square documents turned into one line with a reason code and nothing of the token.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RegistrationError } from '../../../../cli/registration/errors';
-import { SQUARE_API_VERSION, squareRegistrar } from '../../../../cli/registration/square';
+import {
+  SQUARE_API_VERSION,
+  SQUARE_WRITE_ATTEMPTS,
+  squareRegistrar,
+} from '../../../../cli/registration/square';
 import {
   type FakeSquareApi,
   SQUARE_EVENT_TYPES,
@@ -146,20 +150,50 @@ describe('squareRegistrar', () => {
 
   it.each([
     ['GET', () => registrar().list()],
-    ['POST', () => registrar().create({ url: URL_, events: ['payment.created'] })],
     ['DELETE', () => registrar().delete!({ id: 'wbhk_x', url: URL_, events: [] })],
-  ])('a 500 on %s is provider_unavailable, not retried into a second call', async (method, run) => {
-    api.failNext(method, 500);
-    const error = await failure(run);
+  ])(
+    'a 500 on %s is provider_unavailable at once: the command is run again, not the call',
+    async (method, run) => {
+      api.failNext(method, 500);
+      const error = await failure(run);
+      expect(error.reason).toBe('provider_unavailable');
+      expect(api.requests.filter((each) => each.method === method)).toHaveLength(1);
+    },
+  );
+
+  it('a create that Square keeps answering 500 is provider_unavailable after the attempts, with nothing created', async () => {
+    for (let n = 0; n < SQUARE_WRITE_ATTEMPTS; n++) api.failNext('POST', 500);
+    const error = await failure(() => registrar().create({ url: URL_, events: ['payment.created'] }));
     expect(error.reason).toBe('provider_unavailable');
-    expect(api.requests.filter((each) => each.method === method)).toHaveLength(1);
+    expect(api.requests.filter((each) => each.method === 'POST')).toHaveLength(SQUARE_WRITE_ATTEMPTS);
     expect(api.subscriptions.size).toBe(0);
   });
 
-  it('a 500 on rotation leaves the subscription signing with its old key', async () => {
+  it('a create whose answer was lost is repeated with the same idempotency key and returns the key Square holds', async () => {
+    api.loseNextAnswer('POST');
+    const created = await registrar().create({ url: URL_, events: ['payment.created'] });
+    expect(api.subscriptions.size).toBe(1);
+    expect(created.secret).toBe(api.subscriptions.get(created.endpoint.id)!.signature_key);
+    const keys = api.requests
+      .filter((each) => each.method === 'POST')
+      .map((each) => (each.body as { idempotency_key: string }).idempotency_key);
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it('a rotation whose answer was lost is repeated with the same key and returns the key Square signs with', async () => {
+    const existing = api.seed(URL_);
+    api.loseNextAnswer('POST');
+    const rotated = await registrar().rotateSecret!({ id: existing.id, url: URL_, events: [] });
+    expect(rotated).toBe(api.subscriptions.get(existing.id)!.signature_key);
+    const keys = api.requests.map((each) => (each.body as { idempotency_key: string }).idempotency_key);
+    expect(keys).toEqual([keys[0], keys[0]]);
+  });
+
+  it('a rotation Square keeps answering 500 leaves the subscription signing with its old key', async () => {
     const existing = api.seed(URL_);
     const old = existing.signature_key;
-    api.failNext('POST', 500);
+    for (let n = 0; n < SQUARE_WRITE_ATTEMPTS; n++) api.failNext('POST', 500);
     const error = await failure(() => registrar().rotateSecret!({ id: existing.id, url: URL_, events: [] }));
     expect(error.reason).toBe('provider_unavailable');
     expect(api.subscriptions.get(existing.id)!.signature_key).toBe(old);
