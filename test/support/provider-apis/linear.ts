@@ -2,7 +2,7 @@
 // `Authorization: <personal API key>` or `Bearer <OAuth token>`, Relay connections (`nodes`, `pageInfo`
 // with `hasNextPage`/`endCursor`, `first`/`after`), and errors in the body's `errors` array with
 // `extensions.type` ('authentication error', 'forbidden', 'invalid input', ...). It answers by the root
-// field the operation selects (`webhooks`, `webhookCreate`, `webhookUpdate`, `webhookDelete`), whatever the
+// field the operation selects (`webhooks`, `webhook`, `webhookCreate`, `webhookUpdate`, `webhookDelete`), whatever the
 // operation is named, so the SDK's documents and a hand-written query both reach it.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Answer, type ApiRequest, type Handled, ProviderApiServer } from './provider-api-server';
@@ -111,8 +111,9 @@ export class FakeLinearApi extends ProviderApiServer {
         graphqlError(400, 'Must provide query string.', 'graphql error', 'GRAPHQL_VALIDATION_FAILED'),
       );
 
-    const root = /[{\s](webhooks|webhookCreate|webhookUpdate|webhookDelete)\s*\(/.exec(query)?.[1];
+    const root = /[{\s](webhooks|webhook|webhookCreate|webhookUpdate|webhookDelete)\s*\(/.exec(query)?.[1];
     if (root === 'webhooks') return accepted(this.list(variables));
+    if (root === 'webhook') return accepted(this.one(String(variables.id)));
     if (root && !this.admin) return accepted(FORBIDDEN);
     if (root === 'webhookCreate')
       return accepted(this.create((variables.input ?? {}) as Record<string, unknown>));
@@ -148,6 +149,14 @@ export class FakeLinearApi extends ProviderApiServer {
         },
       },
     };
+  }
+
+  /** One webhook by id, its secret included: what the SDK fetches after a create. */
+  private one(id: string): Answer {
+    if (!this.admin) return FORBIDDEN;
+    const webhook = this.webhooks.get(id);
+    if (!webhook) return invalidInput('Entity not found: Webhook');
+    return { status: 200, body: { data: { webhook: { __typename: 'Webhook', ...webhook } } } };
   }
 
   private create(input: Record<string, unknown>): Answer {

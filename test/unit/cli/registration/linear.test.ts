@@ -185,3 +185,30 @@ describe('linearRegistrar', () => {
     expect(log).not.toContain(SECRET);
   });
 });
+
+// The local endpoint is only worth testing against if Linear's own client reads it as it reads Linear.
+describe('the local Linear API, read by @linear/sdk', () => {
+  it("pages, creates and fetches through the SDK's own documents", async () => {
+    const { LinearClient } = await import('@linear/sdk');
+    api.pageSize = 1;
+    const seeded = [api.seed('https://a.example.com/linear'), api.seed('https://b.example.com/linear')];
+    const client = new LinearClient({ apiKey: api.apiKey, apiUrl: api.graphqlUrl });
+    const first = await client.webhooks();
+    expect(first.nodes.map((each) => each.url)).toEqual(['https://a.example.com/linear']);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const all = await first.fetchNext();
+    expect(all.nodes.map((each) => each.id)).toEqual(seeded.map((each) => each.id));
+    const created = await client.createWebhook({ url: URL_, resourceTypes: ['Issue'], allPublicTeams: true });
+    expect(created.success).toBe(true);
+    expect((await created.webhook)?.url).toBe(URL_);
+  });
+
+  it("turns the endpoint's errors into the SDK's authentication and forbidden errors", async () => {
+    const { AuthenticationLinearError, ForbiddenLinearError, LinearClient } = await import('@linear/sdk');
+    const refused = new LinearClient({ apiKey: 'lin_api_refused', apiUrl: api.graphqlUrl });
+    await expect(refused.webhooks()).rejects.toBeInstanceOf(AuthenticationLinearError);
+    api.admin = false;
+    const client = new LinearClient({ apiKey: api.apiKey, apiUrl: api.graphqlUrl });
+    await expect(client.webhooks()).rejects.toBeInstanceOf(ForbiddenLinearError);
+  });
+});
