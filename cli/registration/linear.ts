@@ -9,6 +9,7 @@
 import { RegistrationError } from './errors';
 import type { Created, CreateInput, Registrar, RegistrarInput, RemoteEndpoint } from './registrar';
 
+/** The GraphQL endpoint itself: `--api-base` names a whole endpoint URL (a test server's `/graphql`), not a host. */
 export const LINEAR_API = 'https://api.linear.app/graphql';
 
 /**
