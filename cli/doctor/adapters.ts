@@ -9,7 +9,7 @@ import { LambdaAccount } from '../../lambdas/adapters/lambda-account';
 import { S3PayloadReader } from '../../lambdas/adapters/s3-payloads';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
 import { readRedrivePolicies } from '../../lambdas/adapters/sqs-redrive-policies';
-import { payloadRef } from '../../lambdas/core/envelope';
+import { PAYLOADS_PREFIX, payloadRef } from '../../lambdas/core/envelope';
 import { PayloadMissingError } from '../../lambdas/core/errors';
 import type { ProvisionedResources } from '../../local/resources';
 import type { AlarmOps, HttpOps, LambdaAccountOps, RedriveOps, ResourceProbes } from './ports';
@@ -32,7 +32,9 @@ export function resourceProbes(clients: AwsClients, resources: ProvisionedResour
     },
     bucket: async () => {
       try {
-        await payloads.get(payloadRef(resources.bucketName, 'webhook-inbox-doctor/probe'));
+        // Under payloads/, where the CLI reads large bodies: an operator's grant covers that prefix, not
+        // the whole bucket, and a key outside it would be refused (403) rather than reported missing.
+        await payloads.get(payloadRef(resources.bucketName, `${PAYLOADS_PREFIX}webhook-inbox-doctor/probe`));
       } catch (error) {
         // S3 says NoSuchKey only to a caller that may list the bucket: the read is allowed.
         if (!(error instanceof PayloadMissingError)) throw error;

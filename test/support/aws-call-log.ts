@@ -23,6 +23,8 @@ export type NamedResource =
   | { kind: 'bus'; nameOrArn: string }
   | { kind: 'stack'; name: string }
   | { kind: 'event-source-mapping'; uuid: string }
+  | { kind: 'alarm'; name: string }
+  | { kind: 'function'; nameOrArn: string }
   | { kind: 'any' };
 
 export interface AwsCall {
@@ -36,10 +38,13 @@ export interface AwsCall {
   context?: Record<string, string>;
 }
 
-/** An answer for a service without an emulator: the command's output, from its input. */
+/**
+ * An answer for a service without an emulator: the command's output, from its input; or undefined, for
+ * the emulator to answer after all (a stub that answers only some calls of an action).
+ */
 export type Stub = (
   input: Record<string, unknown>,
-) => Record<string, unknown> | Promise<Record<string, unknown>>;
+) => Record<string, unknown> | undefined | Promise<Record<string, unknown> | undefined>;
 
 const SERVICE_PREFIX: Record<string, string> = {
   DynamoDBClient: 'dynamodb',
@@ -99,9 +104,22 @@ function resourcesOf(prefix: string, operation: string, input: Record<string, un
       return [...new Set(buses)].map((nameOrArn) => ({ kind: 'bus', nameOrArn }));
     }
     case 'lambda':
-      return operation === 'UpdateEventSourceMapping'
-        ? [{ kind: 'event-source-mapping', uuid: str(input.UUID) }]
-        : [{ kind: 'any' }];
+      if (operation === 'UpdateEventSourceMapping')
+        return [{ kind: 'event-source-mapping', uuid: str(input.UUID) }];
+      if (operation === 'GetFunctionConcurrency')
+        return [{ kind: 'function', nameOrArn: str(input.FunctionName) }];
+      return [{ kind: 'any' }];
+    case 'cloudwatch': {
+      // The alarm actions are authorized on each alarm they name (the alarm resource type); a call that
+      // names none (a metric read, a listing of every alarm) on `*`.
+      const names =
+        operation === 'DescribeAlarms'
+          ? ((input.AlarmNames ?? []) as string[])
+          : str(input.AlarmName)
+            ? [str(input.AlarmName)]
+            : [];
+      return names.length > 0 ? names.map((name) => ({ kind: 'alarm', name })) : [{ kind: 'any' }];
+    }
     case 'cloudformation':
       return [{ kind: 'stack', name: str(input.StackName) }];
     default:
@@ -143,6 +161,14 @@ export class AwsCallLog {
   /** Runs `work` as `actor`: every AWS call it makes is recorded under that actor. */
   as<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
     return this.actor.run(actor, work);
+  }
+
+  /**
+   * Runs `work` as no actor, even from inside one: what a test does on the side of a call (the processing
+   * a delivery to its front door sets off) is not the caller's.
+   */
+  unrecorded<T>(work: () => T): T {
+    return this.actor.exit(work);
   }
 
   private readonly failures: { actor: Actor; action: string; error: Error }[] = [];
@@ -193,8 +219,9 @@ export class AwsCallLog {
         const failure = this.failures.findIndex((f) => f.actor === actor && f.action === name);
         if (failure >= 0) throw this.failures.splice(failure, 1)[0]?.error;
         const stub = this.stubs.get(name);
-        if (!stub) return next(this.toEmulator(args));
-        return { output: { ...(await stub(args.input)), $metadata: { httpStatusCode: 200 } }, response: {} };
+        const answer = stub ? await stub(args.input) : undefined;
+        if (!answer) return next(this.toEmulator(args));
+        return { output: { ...answer, $metadata: { httpStatusCode: 200 } }, response: {} };
       };
   }
 }

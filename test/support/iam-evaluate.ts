@@ -49,6 +49,12 @@ export function arnOf(resource: NamedResource): string {
       return `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/${resource.name}/6f2b1c40-0000-4000-8000-000000000000`;
     case 'event-source-mapping':
       return `arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:${resource.uuid}`;
+    case 'alarm':
+      return `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${resource.name}`;
+    case 'function':
+      return resource.nameOrArn.startsWith('arn:')
+        ? resource.nameOrArn
+        : `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${resource.nameOrArn}`;
     case 'any':
       return '*';
   }

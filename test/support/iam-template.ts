@@ -146,6 +146,26 @@ export class DeployedTemplate {
     }
   }
 
+  /** The physical id CloudFormation reports for a resource: a name, a queue URL, an ARN (as Ref gives). */
+  physicalId(logicalId: string): string {
+    return this.ref(logicalId);
+  }
+
+  /** One property of a resource with its intrinsic functions evaluated; undefined when it is not set. */
+  property(logicalId: string, name: string): Json | undefined {
+    const value = this.resources[logicalId]?.Properties?.[name];
+    return value === undefined ? undefined : this.resolve(value);
+  }
+
+  /** Every resource of the stack, as ListStackResources lists it. */
+  stackResources(): { logicalId: string; physicalId: string; type: string }[] {
+    return Object.entries(this.resources).map(([logicalId, r]) => ({
+      logicalId,
+      physicalId: this.physicalId(logicalId),
+      type: r.Type,
+    }));
+  }
+
   /** A value with its intrinsic functions evaluated. */
   resolve(value: Json): Json {
     if (Array.isArray(value)) return value.map((item) => this.resolve(item));

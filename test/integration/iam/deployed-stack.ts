@@ -1,9 +1,13 @@
 // One synthesized stack, run as deployed: its three Lambdas built as their entry files build them
 // (lambdas/*/handler.ts), from the environment the template gives them, over the emulators; the resources
 // provisioned under the names the template's tokens resolve to; and Secrets Manager, EventBridge, Lambda,
-// CloudFormation, CloudWatch and STS answered by stubs. Every AWS call is recorded under the role (or the
-// operator) that makes it, with the resource as the deployed code names it.
+// CloudFormation, CloudWatch and STS answered by stubs (and the queues' redrive settings, which name the
+// stack's account, from the template); the REST front door served on a local port for the command's HTTP
+// requests. Every AWS call is recorded under the role (or the operator) that makes it, with the resource
+// as the deployed code names it.
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ResourceNotFoundException } from '@aws-sdk/client-secrets-manager';
 import { CreateQueueCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -13,6 +17,7 @@ import { z } from 'zod';
 import { type Config, forwardDestinations } from '../../../config';
 import { destinationQueueNames, FORWARDER_BATCH_SIZE } from '../../../config/resources';
 import { type Runtime, runtimeFromEnv } from '../../../config/runtime';
+import { STACK_OUTPUTS } from '../../../config/telemetry';
 import {
   type AwsClients,
   createForwardClients,
@@ -39,9 +44,11 @@ import { defineEvent, PermanentError } from '../../../lambdas/events';
 import { forwardLambda } from '../../../lambdas/forward/lambda';
 import { buildSenders } from '../../../lambdas/forward/senders';
 import { processLambda } from '../../../lambdas/process/lambda';
+import type { VerifyHandler } from '../../../lambdas/verify/create-handler';
 import { verifyLambda } from '../../../lambdas/verify/lambda';
 import { WebhookInboxStack } from '../../../lib/webhook-inbox-stack';
 import type { Emulators } from '../../../local/emulators';
+import { gateway } from '../../../local/gateway';
 import { provisionResources } from '../../../local/resources';
 import { SqsEventSource } from '../../../local/sqs-event-source';
 import { createApp } from '../../infra/synth';
@@ -133,8 +140,21 @@ export class StubSecrets {
   }
 }
 
+/** What the stubs let a test change once they are installed. */
+export interface ServiceStubs {
+  /**
+   * The stack's outputs name this URL as the front door (`ApiUrl`, and each provider's endpoint under it),
+   * so what the command sends to the inbox over HTTP reaches the test's own front door.
+   */
+  frontDoorAt(url: string): void;
+}
+
 /** The stubs for the services without an emulator that are not Secrets Manager. */
-export function installServiceStubs(log: AwsCallLog, deployed: DeployedTemplate): void {
+export function installServiceStubs(log: AwsCallLog, deployed: DeployedTemplate): ServiceStubs {
+  const apiUrl = deployed.outputs[STACK_OUTPUTS.apiUrl] ?? '';
+  let frontDoor = apiUrl;
+  const outputValue = (value: string) =>
+    apiUrl && value.startsWith(apiUrl) ? `${frontDoor}${value.slice(apiUrl.length)}` : value;
   log.stub('cloudformation:DescribeStacks', (input) => ({
     Stacks: [
       {
@@ -143,11 +163,23 @@ export function installServiceStubs(log: AwsCallLog, deployed: DeployedTemplate)
         CreationTime: new Date(),
         Outputs: Object.entries(deployed.outputs).map(([OutputKey, OutputValue]) => ({
           OutputKey,
-          OutputValue,
+          OutputValue: outputValue(OutputValue),
         })),
       },
     ],
   }));
+  log.stub('cloudformation:ListStackResources', () => ({
+    StackResourceSummaries: deployed.stackResources().map((r) => ({
+      LogicalResourceId: r.logicalId,
+      PhysicalResourceId: r.physicalId,
+      ResourceType: r.type,
+      ResourceStatus: 'UPDATE_COMPLETE',
+      LastUpdatedTimestamp: new Date(),
+    })),
+  }));
+  installRedrivePolicyStub(log, deployed);
+  installAlarmStubs(log, deployed);
+  installLambdaAccountStubs(log, deployed);
   log.stub('events:PutEvents', (input) => ({
     FailedEntryCount: 0,
     Entries: (input.Entries as unknown[]).map((_, i) => ({ EventId: `event-${i}` })),
@@ -191,6 +223,137 @@ export function installServiceStubs(log: AwsCallLog, deployed: DeployedTemplate)
       },
     ],
   }));
+  return {
+    frontDoorAt: (url) => {
+      frontDoor = url;
+    },
+  };
+}
+
+/**
+ * The queues' redrive settings as the template sets them, which name the DLQ by its ARN in the stack's
+ * account (the emulator's queues carry its own account). Every other attribute is the emulator's.
+ */
+function installRedrivePolicyStub(log: AwsCallLog, deployed: DeployedTemplate): void {
+  const REDRIVE = ['RedrivePolicy', 'RedriveAllowPolicy'];
+  log.stub('sqs:GetQueueAttributes', (input) => {
+    const names = (input.AttributeNames ?? []) as string[];
+    if (names.length === 0 || !names.every((n) => REDRIVE.includes(n))) return undefined;
+    const queue = deployed
+      .stackResources()
+      .find((r) => r.type === 'AWS::SQS::Queue' && r.physicalId === input.QueueUrl);
+    if (!queue) return undefined;
+    const attributes: Record<string, string> = {};
+    for (const name of names) {
+      const value = deployed.property(queue.logicalId, name);
+      if (value !== undefined) attributes[name] = JSON.stringify(value);
+    }
+    return { Attributes: attributes };
+  });
+}
+
+interface StubAlarm {
+  state: string;
+  reason: string;
+  alarmActions: string[];
+  okActions: string[];
+  actionsEnabled: boolean;
+}
+
+/**
+ * CloudWatch's alarms as the template defines them (each in OK, its actions enabled): SetAlarmState
+ * changes the state and, where the new state's actions name an SNS topic, CloudWatch's history records
+ * the publish as succeeded, in the words AWS documents.
+ */
+function installAlarmStubs(log: AwsCallLog, deployed: DeployedTemplate): void {
+  const alarms = new Map<string, StubAlarm>(
+    deployed
+      .stackResources()
+      .filter((r) => r.type === 'AWS::CloudWatch::Alarm')
+      .map((r) => {
+        const list = (name: string) => {
+          const value = deployed.property(r.logicalId, name);
+          return Array.isArray(value) ? value.map(String) : [];
+        };
+        return [
+          r.physicalId,
+          {
+            state: 'OK',
+            reason: 'Threshold Crossed: no datapoints were received',
+            alarmActions: list('AlarmActions'),
+            okActions: list('OKActions'),
+            actionsEnabled: deployed.property(r.logicalId, 'ActionsEnabled') !== false,
+          },
+        ];
+      }),
+  );
+  const history = new Map<string, { Timestamp: Date; HistorySummary: string; HistoryData: string }[]>();
+  log.stub('cloudwatch:DescribeAlarms', (input) => ({
+    MetricAlarms: ((input.AlarmNames ?? []) as string[]).flatMap((name) => {
+      const alarm = alarms.get(name);
+      return alarm
+        ? [
+            {
+              AlarmName: name,
+              StateValue: alarm.state,
+              StateReason: alarm.reason,
+              ActionsEnabled: alarm.actionsEnabled,
+              AlarmActions: alarm.alarmActions,
+              OKActions: alarm.okActions,
+            },
+          ]
+        : [];
+    }),
+  }));
+  log.stub('cloudwatch:SetAlarmState', (input) => {
+    const name = String(input.AlarmName);
+    const alarm = alarms.get(name);
+    if (!alarm) throw new Error(`no alarm ${name}`);
+    const changed = alarm.state !== input.StateValue;
+    alarm.state = String(input.StateValue);
+    alarm.reason = String(input.StateReason);
+    const actions =
+      alarm.state === 'ALARM' ? alarm.alarmActions : alarm.state === 'OK' ? alarm.okActions : [];
+    if (changed && alarm.actionsEnabled) {
+      const items = actions.map((arn) => ({
+        Timestamp: new Date(),
+        HistorySummary: `Successfully executed action ${arn}`,
+        HistoryData: JSON.stringify({ actionState: 'Succeeded', notificationResource: arn }),
+      }));
+      history.set(name, [...items, ...(history.get(name) ?? [])]);
+    }
+    return {};
+  });
+  log.stub('cloudwatch:DescribeAlarmHistory', (input) => ({
+    AlarmHistoryItems: (history.get(String(input.AlarmName)) ?? []).map((item) => ({
+      AlarmName: input.AlarmName,
+      HistoryItemType: 'Action',
+      ...item,
+    })),
+  }));
+}
+
+/** Lambda's account settings (the default quota of 1,000) and each function's reservation in the template. */
+function installLambdaAccountStubs(log: AwsCallLog, deployed: DeployedTemplate): void {
+  const reserved = new Map(
+    deployed
+      .stackResources()
+      .filter((r) => r.type === 'AWS::Lambda::Function')
+      .map((r) => {
+        const value = deployed.property(r.logicalId, 'ReservedConcurrentExecutions');
+        return [r.physicalId, typeof value === 'number' ? value : undefined] as const;
+      }),
+  );
+  const limit = 1000;
+  const taken = [...reserved.values()].reduce<number>((sum, n) => sum + (n ?? 0), 0);
+  log.stub('lambda:GetAccountSettings', () => ({
+    AccountLimit: { ConcurrentExecutions: limit, UnreservedConcurrentExecutions: limit - taken },
+  }));
+  log.stub('lambda:GetFunctionConcurrency', (input) => {
+    const name = String(input.FunctionName);
+    const value = reserved.get(name.slice(name.lastIndexOf(':') + 1));
+    return value === undefined ? {} : { ReservedConcurrentExecutions: value };
+  });
 }
 
 /** The emulator queue URLs of the stack's queues and its SQS destinations' targets, by queue name. */
@@ -250,6 +413,12 @@ export interface StackRun {
    * destinations (disabled, so their deliveries stay hidden for minutes) until nothing is visible.
    */
   forward(waiting?: readonly string[]): Promise<void>;
+  /**
+   * The REST API in front of the verify Lambda on a local port, as local mode's gateway answers (405 for
+   * another method): the URL a command's HTTP requests to the inbox go to. Each delivery it accepts is
+   * processed at once, as the processor's event source would.
+   */
+  frontDoor(): Promise<{ url: string; close(): Promise<void> }>;
   close(): void;
 }
 
@@ -421,6 +590,28 @@ export async function runStack(input: {
       ).statusCode,
     process: () => drain('processor', processSource, processRuntime.queueUrl),
     forward: (waiting = []) => forwardAll(waiting),
+    frontDoor: async () => {
+      if (input.frontDoor !== 'rest') throw new Error('the local front door is the REST API only');
+      const processing: Promise<void>[] = [];
+      const accept: VerifyHandler = async (event, context) => {
+        const result = await log.as('verify', () => verifyHandler(event, context));
+        if (result.statusCode === 202) {
+          processing.push(log.unrecorded(() => drain('processor', processSource, processRuntime.queueUrl)));
+        }
+        return result;
+      };
+      const server = createServer(gateway(accept, () => undefined, '127.0.0.1'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      return {
+        url: `http://127.0.0.1:${port}`,
+        close: async () => {
+          await Promise.all(processing);
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
+    },
     close: () => {
       for (const client of [...Object.values(verifyClients), ...Object.values(processClients)])
         client.destroy();

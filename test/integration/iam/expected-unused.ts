@@ -3,7 +3,6 @@
 // When a policy is tightened, remove its line here.
 const ARN = 'arn:aws';
 const AT = 'us-east-1:123456789012';
-const TABLE = `${ARN}:dynamodb:${AT}:table/{stack}-InboxInboxTable8049F2D5`;
 const BUCKET = `${ARN}:s3:::{stack}-inboxpayloadbuckete53f40a3`;
 const QUEUE = `${ARN}:sqs:${AT}:{stack}-Inbox-queue`;
 

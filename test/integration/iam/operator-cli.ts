@@ -9,6 +9,7 @@ import { ConsoleOperations } from '../../../cli/console/operations';
 import { registerDeliveries } from '../../../cli/deliveries';
 import { registerDestinations } from '../../../cli/destinations';
 import { registerDlq } from '../../../cli/dlq';
+import { registerDoctor } from '../../../cli/doctor/command';
 import { registerEndpoints } from '../../../cli/endpoints';
 import { reportError } from '../../../cli/output';
 import { registerSecrets } from '../../../cli/secrets';
@@ -45,6 +46,7 @@ export class OperatorCli {
     registerDestinations(program);
     registerSecrets(program);
     registerEndpoints(program);
+    registerDoctor(program);
     const out: string[] = [];
     const err: string[] = [];
     const { stdout, stderr } = process;

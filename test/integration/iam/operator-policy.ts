@@ -1,6 +1,7 @@
 // The IAM policy the README gives operators for the `webhook-inbox` command on a stack ("IAM for
 // operators"), read from the README itself so the test checks what readers copy, with its placeholders
-// filled in from a synthesized stack: `${Region}`, `${Account}`, `${StackName}`, `${<stack output>}`, and
+// filled in from a synthesized stack: `${Region}`, `${Account}`, `${StackName}`, `${<stack output>}`,
+// `${VerifyFunctionName}` (a resource's physical id), and
 // the lists of what cdk.json imports (`${ImportedSecretArns}`, `${ImportedBusArns}`, `${TargetQueueArns}`).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,6 +42,8 @@ export function operatorPolicy(deployed: DeployedTemplate, config: Config): Poli
     Region: REGION,
     Account: ACCOUNT,
     StackName: deployed.stackName,
+    // Not an output: the README tells readers where to find it (the stack's resources).
+    VerifyFunctionName: deployed.physicalId(deployed.lambda('verify').logicalId),
     ...deployed.outputs,
   };
   const lists = listsOf(config);

@@ -1,7 +1,7 @@
 // The evaluation least-privilege.test.ts relies on, shown to say no where AWS says no: a request the role
 // has no grant for, a request over plain HTTP (the stack's queue policy denies it even though the role
 // allows it), another function's event source mapping (the grant's condition), another account's
-// resource with no grant of its own.
+// resource with no grant of its own, another stack's alarm.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { type Caller, decide, type IamRequest } from '../../support/iam-evaluate';
@@ -76,6 +76,16 @@ describe('the offline IAM evaluation', () => {
     const update = { actor: 'cli' as const, action: 'lambda:UpdateEventSourceMapping', arn: mapping };
     expect(await result(operator, { ...update, context: own })).toBe('Allowed');
     expect(await result(operator, { ...update, context: other })).toBe('ImplicitlyDenied');
+  });
+
+  it("lets the operator set the state of the stack's alarms (doctor's drill), not of another stack's", async () => {
+    const alarm = (name: string) => `arn:aws:cloudwatch:${REGION}:${ACCOUNT}:alarm:${name}`;
+    const drill = { actor: 'cli' as const, action: 'cloudwatch:SetAlarmState' };
+    const own = alarm(`${deployed.stackName}-InboxMonitoringDeadLettersAlarm1A2B3C4D-AbCdEfGhIjKl`);
+    expect(await result(operator, { ...drill, arn: own })).toBe('Allowed');
+    expect(await result(operator, { ...drill, arn: alarm('Billing-EstimatedChargesAlarm') })).toBe(
+      'ImplicitlyDenied',
+    );
   });
 
   it('needs a grant on this side for a resource in another account', async () => {
