@@ -157,15 +157,14 @@ export class SqsQueueOps {
       for (let calls = 0; seen.size < options.limit && calls < maxCalls; calls++) {
         const leftMs = withinMs - (this.now() - startedMs);
         if (leftMs < 1000) break;
-        // An empty queue by its count gets one short poll (the count lags a message just sent); past the
-        // count, a one-second poll confirms nothing is left. Otherwise a long poll answers as soon as a
-        // message is visible, so a longer wait costs nothing while there are some.
+        // Once the count is reached (at once for a queue counted empty), a one-second long poll confirms
+        // nothing is left: the count lags a message just dead-lettered, and a short poll may answer empty
+        // while one waits, so neither can say the queue is empty. Before it, a long poll answers as soon
+        // as a message is visible, so a longer wait costs nothing while there are some.
         const waitSeconds =
-          visibleBefore === 0 && calls === 0
-            ? 0
-            : seen.size >= visibleBefore
-              ? 1
-              : Math.min(LONG_POLL_MAX_SECONDS, PEEK_POLL_SECONDS, Math.floor(leftMs / 1000));
+          seen.size >= visibleBefore
+            ? 1
+            : Math.min(LONG_POLL_MAX_SECONDS, PEEK_POLL_SECONDS, Math.floor(leftMs / 1000));
         const batch = await this.receive(queueUrl, {
           maxMessages: options.limit - seen.size,
           visibilitySeconds: holdSeconds,
@@ -176,7 +175,7 @@ export class SqsQueueOps {
           // At least once: a second copy of a message comes with a handle of its own; it is one message.
           if (!seen.has(message.messageId)) seen.set(message.messageId, message);
         }
-        // Empty: a long poll asked every server, and the one short poll was for a queue counted empty.
+        // Empty: a long poll asked every server, so nothing visible was left.
         if (batch.length === 0) {
           whole = true;
           break;
