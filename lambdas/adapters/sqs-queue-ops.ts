@@ -58,8 +58,8 @@ export interface Peeked {
   /** The queue's visible count before the peek (approximate), or the messages seen if more. */
   aboutVisible: number;
   /**
-   * True when nothing visible was left unseen: an empty long poll after the last message, or as many seen
-   * as were counted. False when the limit or the time budget ended the peek first.
+   * True when nothing visible was left unseen: an empty long poll after the last message. False when the
+   * limit or the time budget ended the peek first, even past the visible count (which is approximate).
    */
   whole: boolean;
 }
@@ -139,8 +139,8 @@ export class SqsQueueOps {
    * A short poll samples some of SQS's servers and may answer empty while messages wait, so this long-polls
    * and stops on whichever comes first: `limit` messages; an empty long poll (every server asked, nothing
    * visible: all there was is in hand); the time or call budget. The visible count read first is
-   * approximate: it sets how long a poll may wait, and a peek that saw as many as it counted calls the
-   * queue whole; past the count, a one-second poll catches a count that lagged. Every message seen stays
+   * approximate: it only sets how long a poll may wait; past the count, one-second polls go on until one
+   * answers empty, which catches a count that lagged. Every message seen stays
    * in flight until the end, so `limit` must stay well under SQS's 120,000 in-flight messages per queue.
    */
   async peekQueue(queueUrl: string, options: PeekOptions): Promise<Peeked> {
@@ -188,7 +188,9 @@ export class SqsQueueOps {
     return {
       messages,
       aboutVisible: Math.max(visibleBefore, messages.length),
-      whole: whole || messages.length >= visibleBefore,
+      // Only an empty long poll says so: messages still coming once the count was reached say the count
+      // was short, so reaching it says nothing about what the time or the limit left unseen.
+      whole,
     };
   }
 

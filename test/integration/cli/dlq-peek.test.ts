@@ -106,6 +106,22 @@ describe('dlq peek on SQS semantics', () => {
     expect(peeked.whole).toBe(true);
   });
 
+  it('does not call the DLQ whole when its time ran out past a count that lagged', async () => {
+    // Counted 5, and 40 there: the count is approximate. Messages still coming once 5 were seen say the
+    // count was short; only an empty long poll says nothing is left.
+    const { resources } = await dlqWith(40);
+    let clock = 0;
+    const { ops } = opsWith({ shortPollEmpty: 0, fewer: 0, withhold: 0, duplicate: 0 }, () => {
+      clock += 4_000;
+      return clock;
+    });
+    vi.spyOn(ops, 'counts').mockResolvedValue({ visible: 5, inFlight: 0, delayed: 0 });
+    const peeked = await ops.peekQueue(resources.dlqUrl, { limit: 100 });
+    expect(peeked.messages.length).toBeGreaterThan(5);
+    expect(peeked.messages.length).toBeLessThan(40);
+    expect(peeked.whole).toBe(false);
+  });
+
   it('stops at its time budget and says the DLQ was not seen whole, leaving every message visible', async () => {
     const { resources } = await dlqWith(40);
     // Each read of the clock is four seconds on: the 15 s budget lasts a few receives.
