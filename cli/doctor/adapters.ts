@@ -5,6 +5,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { AwsClients } from '../../lambdas/adapters/clients';
 import { CloudWatchAlarms } from '../../lambdas/adapters/cloudwatch-alarms';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import { InboxListing } from '../../lambdas/adapters/dynamo-inbox-listing';
 import { LambdaAccount } from '../../lambdas/adapters/lambda-account';
 import { S3PayloadReader } from '../../lambdas/adapters/s3-payloads';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
@@ -23,6 +24,8 @@ export function resourceProbes(clients: AwsClients, resources: ProvisionedResour
   return {
     table: async () => {
       await new DynamoInbox(clients.dynamodb, resources.tableName).get(PROBE_KEY);
+      // The listing's own read too: `list`, the console and replay page through the index, not by key.
+      await new InboxListing(clients.dynamodb, resources.tableName).probe(PROBE_KEY);
     },
     queue: async () => {
       await queues.counts(resources.queueUrl);

@@ -166,6 +166,22 @@ export class InboxListing {
     };
   }
 
+  /**
+   * One read as a listing makes it, of a partition that holds nothing: a Query of the listing index, or
+   * on a table without it the Scan a listing falls back to (one item). For `doctor`: a policy that allows
+   * the table's gets but not this read passes a get and refuses every `list` and console page.
+   */
+  async probe(partition: string): Promise<void> {
+    try {
+      await this.query({ listKey: partition, buffer: [], done: false }, 1, { low: '0', high: TOP });
+    } catch (error) {
+      if (!(error instanceof MissingIndex)) throw error;
+      await callDependency('dynamodb', 'Scan', () =>
+        this.client.send(new ScanCommand({ TableName: this.tableName, Limit: 1 })),
+      );
+    }
+  }
+
   /** Records whose dedup key starts with `prefix`, newest first. Reads the provider's whole index. */
   async findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]> {
     return this.find([provider], limit, 'begins_with(pk, :match)', `${provider}#${prefix}`);

@@ -66,8 +66,9 @@ const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
 
 export class SqsDestinationSender implements DestinationSender {
   /**
-   * Each target queue's MaximumMessageSize, by URL, once read: kept for the process's life, so after the
-   * first refusal the envelopes over it go in their claim-check form without another refusal first.
+   * Each target queue's MaximumMessageSize, by URL, once read: kept until the queue refuses an envelope
+   * again, so after the first refusal the envelopes over it go in their claim-check form without another
+   * refusal first.
    */
   private readonly limits = new Map<string, number>();
 
@@ -99,6 +100,9 @@ export class SqsDestinationSender implements DestinationSender {
     // A refusal for good of an inline envelope: a queue smaller than the envelope, most likely. Its limit
     // is read and kept; unreadable (no sqs:GetQueueAttributes on a queue of another account), the
     // claim-check form is tried all the same, since everything else in the message is cleaned already.
+    // A limit kept from before is read again: an envelope under it was refused, so the owner may have
+    // lowered it since, and the kept one would refuse every such envelope for good.
+    this.limits.delete(queueUrl);
     const limit = await this.maximumMessageSize(destination);
     if (limit !== undefined && bytes(inline) <= limit) return result;
     const moved = await this.claimCheck(delivery);

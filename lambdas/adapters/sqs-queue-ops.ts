@@ -58,8 +58,8 @@ export interface Peeked {
   /** The queue's visible count before the peek (approximate), or the messages seen if more. */
   aboutVisible: number;
   /**
-   * True when nothing visible was left unseen: an empty long poll after the last message, or as many seen
-   * as were counted. False when the limit or the time budget ended the peek first.
+   * True when nothing visible was left unseen: an empty long poll after the last message. False when the
+   * limit or the time budget ended the peek first, even past the visible count (which is approximate).
    */
   whole: boolean;
 }
@@ -139,8 +139,8 @@ export class SqsQueueOps {
    * A short poll samples some of SQS's servers and may answer empty while messages wait, so this long-polls
    * and stops on whichever comes first: `limit` messages; an empty long poll (every server asked, nothing
    * visible: all there was is in hand); the time or call budget. The visible count read first is
-   * approximate: it sets how long a poll may wait, and a peek that saw as many as it counted calls the
-   * queue whole; past the count, a one-second poll catches a count that lagged. Every message seen stays
+   * approximate: it only sets how long a poll may wait; past the count, one-second polls go on until one
+   * answers empty, which catches a count that lagged. Every message seen stays
    * in flight until the end, so `limit` must stay well under SQS's 120,000 in-flight messages per queue.
    */
   async peekQueue(queueUrl: string, options: PeekOptions): Promise<Peeked> {
@@ -157,15 +157,14 @@ export class SqsQueueOps {
       for (let calls = 0; seen.size < options.limit && calls < maxCalls; calls++) {
         const leftMs = withinMs - (this.now() - startedMs);
         if (leftMs < 1000) break;
-        // An empty queue by its count gets one short poll (the count lags a message just sent); past the
-        // count, a one-second poll confirms nothing is left. Otherwise a long poll answers as soon as a
-        // message is visible, so a longer wait costs nothing while there are some.
+        // Once the count is reached (at once for a queue counted empty), a one-second long poll confirms
+        // nothing is left: the count lags a message just dead-lettered, and a short poll may answer empty
+        // while one waits, so neither can say the queue is empty. Before it, a long poll answers as soon
+        // as a message is visible, so a longer wait costs nothing while there are some.
         const waitSeconds =
-          visibleBefore === 0 && calls === 0
-            ? 0
-            : seen.size >= visibleBefore
-              ? 1
-              : Math.min(LONG_POLL_MAX_SECONDS, PEEK_POLL_SECONDS, Math.floor(leftMs / 1000));
+          seen.size >= visibleBefore
+            ? 1
+            : Math.min(LONG_POLL_MAX_SECONDS, PEEK_POLL_SECONDS, Math.floor(leftMs / 1000));
         const batch = await this.receive(queueUrl, {
           maxMessages: options.limit - seen.size,
           visibilitySeconds: holdSeconds,
@@ -176,7 +175,7 @@ export class SqsQueueOps {
           // At least once: a second copy of a message comes with a handle of its own; it is one message.
           if (!seen.has(message.messageId)) seen.set(message.messageId, message);
         }
-        // Empty: a long poll asked every server, and the one short poll was for a queue counted empty.
+        // Empty: a long poll asked every server, so nothing visible was left.
         if (batch.length === 0) {
           whole = true;
           break;
@@ -189,7 +188,9 @@ export class SqsQueueOps {
     return {
       messages,
       aboutVisible: Math.max(visibleBefore, messages.length),
-      whole: whole || messages.length >= visibleBefore,
+      // Only an empty long poll says so: messages still coming once the count was reached say the count
+      // was short, so reaching it says nothing about what the time or the limit left unseen.
+      whole,
     };
   }
 

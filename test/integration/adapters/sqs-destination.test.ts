@@ -1,7 +1,7 @@
 // SqsDestinationSender against fauxqs through the real SQS client: the target queue gets the envelope
 // byte for byte with its attributes and the webhook id, and each refusal becomes the result chosen for it.
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { parseConfig } from '../../../config';
 import { S3PayloadReader } from '../../../lambdas/adapters/s3-payloads';
@@ -147,6 +147,22 @@ describe('SqsDestinationSender and a target queue smaller than the envelope', ()
       true,
       true,
     ]);
+  });
+
+  it('reads the limit again when the queue refuses an envelope under the one it kept: the owner lowered it', async () => {
+    const queueUrl = await freshQueue({ MaximumMessageSize: '262144' });
+    const sender = withPayloads(queueUrl);
+    await sender.send(outboundDelivery({ destination: SQS_DESTINATION, body: justUnderInline() }));
+    expect(await sender.maximumMessageSize(SQS_DESTINATION)).toBe(262_144);
+    await env.clients.sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { MaximumMessageSize: '102400' } }),
+    );
+    // Its inline envelope (about 134 KB) is under the kept 256 KiB and over the queue's new 100 KiB.
+    const sent = outboundDelivery({ destination: SQS_DESTINATION, body: 'x'.repeat(100_000) });
+    expect(await sender.send(sent)).toEqual({ kind: 'accepted' });
+    expect(await sender.maximumMessageSize(SQS_DESTINATION)).toBe(102_400);
+    const bodies = (await env.receiveAll(queueUrl)).map((m) => JSON.parse(m.body));
+    expect(bodies.map((b) => 'dataref' in b)).toEqual([true, true]);
   });
 
   it('sends an envelope that fits inline, as before', async () => {
