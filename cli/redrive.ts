@@ -218,10 +218,16 @@ function isOurTask(task: MoveTaskStatus, taskHandle: string | undefined, started
 
 /** How often the move task's progress is read. */
 const MOVE_POLL_MS = 2_000;
+/**
+ * How long a started task may stay missing from ListMessageMoveTasks before the command stops waiting. A
+ * listing can lag the start by a moment; one that never shows the task (another tool's task replaced it, or
+ * the listing is refused) would otherwise keep the command polling for ever.
+ */
+const UNLISTED_TASK_WAIT_MS = 60_000;
 
 export async function redriveOnAws(
   opened: Opened,
-  options: JsonOption & { maxPerSecond?: number; pollMs?: number },
+  options: JsonOption & { maxPerSecond?: number; pollMs?: number; unlistedWaitMs?: number },
 ): Promise<{ moved: number; method: string; taskHandle?: string }> {
   const { target, ops } = opened;
   // What is there before the move: their records are marked once the task has completed, not before (a
@@ -249,10 +255,23 @@ export async function redriveOnAws(
   const bar = await progressBar('redrive', 'messages', !options.json);
   let total = Math.max(counts.visible, entries.length);
   try {
-    for (;;) {
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? MOVE_POLL_MS));
+    const pollMs = options.pollMs ?? MOVE_POLL_MS;
+    // Counted in polls, not read from a clock: each poll waits pollMs first.
+    const unlistedPolls = Math.ceil((options.unlistedWaitMs ?? UNLISTED_TASK_WAIT_MS) / pollMs);
+    for (let missing = 0; ; ) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
       const task = await ops.latestMessageMove(target.dlqArn);
-      if (!task || !isOurTask(task, taskHandle, startedMs)) continue;
+      if (!task || !isOurTask(task, taskHandle, startedMs)) {
+        missing += 1;
+        if (missing >= unlistedPolls) {
+          throw new CliError(
+            `the redrive task${taskHandle ? ` ${taskHandle}` : ''} was started, but ListMessageMoveTasks has not listed it for ${Math.round((missing * pollMs) / 1000)} s; records were not marked`,
+            'see its progress with `aws sqs list-message-move-tasks --source-arn <DLQ ARN>`, then run `webhook-inbox dlq list`',
+          );
+        }
+        continue;
+      }
+      missing = 0;
       if (task.toMove !== undefined) total = task.toMove;
       bar?.progress(task.moved, total);
       if (task.status === 'RUNNING') continue;

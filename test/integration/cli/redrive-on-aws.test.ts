@@ -161,6 +161,28 @@ describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
     expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
   });
 
+  it('stops waiting, and marks nothing, when the started task is never listed', async () => {
+    // SQS starts the task, and its listing never shows it.
+    const client = ctx.clients.sqs as unknown as MiddlewareClient;
+    const name = 'started-task-never-listed';
+    client.middlewareStack.add(
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+        async (args: unknown) => {
+          if (context.commandName === 'StartMessageMoveTaskCommand')
+            return { output: { TaskHandle: 'task-9', $metadata: {} }, response: {} };
+          if (context.commandName === 'ListMessageMoveTasksCommand')
+            return { output: { Results: [], $metadata: {} }, response: {} };
+          return next(args);
+        },
+      { step: 'initialize', name, priority: 'high' },
+    );
+    onTestFinished(() => void client.middlewareStack.remove(name));
+    await expect(redriveOnAws(opened(), { json: true, pollMs: 10, unlistedWaitMs: 100 })).rejects.toThrow(
+      /the redrive task task-9 was started, but ListMessageMoveTasks has not listed it/,
+    );
+    expect((await inbox().get(PK))?.status).toBe('dead-lettered');
+  });
+
   it('reports a task that ended FAILED, and marks nothing', async () => {
     emulateMoveTask(ctx.queueOps, async () => undefined, 'FAILED');
     await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
