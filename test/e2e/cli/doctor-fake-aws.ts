@@ -100,6 +100,9 @@ export async function startFakeAws(providers: readonly string[]): Promise<FakeAw
       }
       case 'DynamoDB_20120810.GetItem':
         return json({});
+      // The listing's probe: one Query on an empty partition of the listing index.
+      case 'DynamoDB_20120810.Query':
+        return json({ Items: [], Count: 0, ScannedCount: 0 });
       case 'AmazonSQS.GetQueueAttributes': {
         const isDlq = String(input.QueueUrl).endsWith('inbox-dlq');
         return json({
