@@ -9,6 +9,7 @@ import type { Config, ResolvedProvider } from '../../config';
 import { addJsonOption, addTargetOptions, httpUrl, type JsonOption, type TargetOptions } from '../options';
 import { CliError, print, printJson, UsageError } from '../output';
 import type { LineInput } from '../registration/read-line';
+import { squareUrlRefusal } from '../registration/square-url';
 
 export interface RegisterOptions extends TargetOptions, JsonOption {
   url?: string;
@@ -96,16 +97,6 @@ function registeredUrl(providerId: string, options: RegisterOptions): string | u
   return undefined;
 }
 
-/** Square signs the URL it posts to: the inbox must verify against the same one. */
-function squareRefusal(provider: ResolvedProvider, url: string, endpointUrl: string): string | undefined {
-  if (provider.scheme !== 'square') return undefined;
-  const options = provider.options as { notificationUrl?: string } | undefined;
-  const configured = options?.notificationUrl;
-  // Unset: the verify Lambda signs-checks the URL it was called at, which is the stack's endpoint.
-  if (configured === url || (configured === undefined && url === endpointUrl)) return undefined;
-  return `Square signs the URL it posts to: set providers.${provider.id}.options.notificationUrl to "${url}" in cdk.json (it is ${configured === undefined ? 'unset' : `"${configured}"`}), deploy or restart, then register again`;
-}
-
 export async function runRegister(
   providerId: string,
   options: RegisterOptions,
@@ -150,7 +141,7 @@ export async function runRegister(
   try {
     const endpointUrl = target.endpointUrl(provider.id);
     const url = requestedUrl ?? endpointUrl;
-    const refusal = squareRefusal(provider, url, endpointUrl);
+    const refusal = squareUrlRefusal(provider, url, endpointUrl);
     if (refusal !== undefined) throw new UsageError(refusal);
     const { RegistrationError } = await import('../registration/errors');
     const { registerEndpoint } = await import('../registration/register-flow');
