@@ -119,6 +119,31 @@ describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 
     expect(await deliver(old)).toBe(202);
   });
 
+  it('endpoints status: registered to the URL, and GitHub has signed a delivery since the secret was set', async () => {
+    const result = await runCliWith(
+      project.dir,
+      [
+        'endpoints',
+        'status',
+        '--url',
+        PUBLIC_URL,
+        '--api-base',
+        github.apiBase,
+        '--repo',
+        'acme/shop',
+        '--json',
+      ],
+      { env: { GITHUB_TOKEN: TOKEN } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const rows = json<{ provider: string; registered: string; signedSince: string }[]>(result);
+    expect(rows.find((r) => r.provider === 'github')).toMatchObject({
+      registered: `yes (endpoint ${github.hooks[0]?.id})`,
+      signedSince: expect.stringMatching(/^yes \(a delivery at /),
+    });
+    expect(rows.find((r) => r.provider === 'stripe')?.signedSince).toBe('no delivery since');
+  });
+
   it('a refused token and a token without admin:repo_hook: one line each, with the reason, no token', async () => {
     const refused = await runCliWith(
       project.dir,
