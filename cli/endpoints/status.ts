@@ -158,10 +158,14 @@ async function secretSetAt(
         ? { note: 'no AWSCURRENT version' }
         : { at: new Date(dates.AWSCURRENT).toISOString(), note: 'Secrets Manager AWSCURRENT version date' };
     }
-    // The local secrets file keeps no per-secret dates: its last change bounds this provider's.
     const { statSync } = await import('node:fs');
     const { secretsFilePath } = await import('../../local/secrets-file');
+    const { readSecretTimes } = await import('../../local/secret-times');
     const file = target.secrets.location(provider.id).replace(/ \[".*"\]$/, '') || secretsFilePath(cwd);
+    const recorded = readSecretTimes(file)[provider.id];
+    if (recorded !== undefined)
+      return { at: new Date(recorded).toISOString(), note: 'recorded when it was set' };
+    // Set when the instance first started (or by hand): the file's last change is the latest it can be.
     return {
       at: new Date(statSync(file).mtimeMs).toISOString(),
       note: 'the secrets file last changed (any provider)',
