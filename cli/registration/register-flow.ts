@@ -69,6 +69,16 @@ function storeFailed(error: unknown): RegistrationError {
 
 const AGAIN = 'Run the same command again';
 
+/** Makes `value` the current secret again; false if the store refused (the caller says so). */
+async function restore(secrets: SecretStore, providerId: string, value: string): Promise<boolean> {
+  try {
+    await secrets.rotate(providerId, value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function registerEndpoint(input: RegisterFlowInput): Promise<RegisterOutcome> {
   const { registrar, url } = input;
   const matching = (await registrar.list()).filter((endpoint) => endpoint.url === url);
@@ -87,6 +97,7 @@ export async function registerEndpoint(input: RegisterFlowInput): Promise<Regist
 async function create(input: RegisterFlowInput): Promise<RemoteEndpoint> {
   const { registrar, secrets, providerId, url, events } = input;
   if (registrar.secretOrigin === 'ours') {
+    const before = (await secrets.list(providerId))[0];
     const secret = input.generateSecret();
     // Stored first: the provider may sign a ping the moment the endpoint exists.
     try {
@@ -97,9 +108,14 @@ async function create(input: RegisterFlowInput): Promise<RemoteEndpoint> {
     try {
       return (await registrar.create({ url, events, secret })).endpoint;
     } catch (error) {
+      // Other endpoints (another repository's hook) may sign with the secret before: make it the current
+      // one again, so that running the command again does not push it out of the two kept.
+      const restored = before !== undefined && (await restore(secrets, providerId, before));
       throw new RegistrationIncomplete(
         error,
-        [`stored a new ${providerId} secret (the one before stays valid as the previous one)`],
+        restored || before === undefined
+          ? []
+          : [`stored a new ${providerId} secret (the one before stays valid as the previous one)`],
         [`no ${registrar.name} endpoint was created`],
         AGAIN,
       );

@@ -165,7 +165,19 @@ describe('registerEndpoint: create', () => {
     const error = await failure(run());
     expect(error.reason).toBe('provider_unavailable');
     expect(error.message).toMatch(/no Memo endpoint was created/);
-    expect(store.values[1]).toBe('old');
+    expect(store.values).toContain('old');
+  });
+
+  it('origin ours, provider 500 on the create: the secret before is current again, so reruns never push it out', async () => {
+    const { provider, store, run } = setup('ours', 'update-secret');
+    store.values = ['other-hook-secret'];
+    provider.fail.add('create');
+    await failure(run());
+    await failure(run());
+    expect(store.values[0]).toBe('other-hook-secret');
+    provider.fail.clear();
+    await run();
+    expect(store.values).toEqual([provider.signing()[0], 'other-hook-secret']);
   });
 
   it('changes nothing at the provider when our secret cannot be stored', async () => {
