@@ -14,7 +14,22 @@ export const REGISTRARS: Partial<Record<SchemeName, RegistrarEntry>> = {
     credentialEnv: 'GITHUB_TOKEN',
     load: async () => (await import('./github')).githubRegistrar,
   },
-  // stripe, paddle, square, linear: added at merge
+  stripe: {
+    credentialEnv: 'STRIPE_API_KEY',
+    load: async () => (await import('./stripe')).stripeRegistrar,
+  },
+  paddle: {
+    credentialEnv: 'PADDLE_API_KEY',
+    load: async () => (await import('./paddle')).paddleRegistrar,
+  },
+  square: {
+    credentialEnv: 'SQUARE_ACCESS_TOKEN',
+    load: async () => (await import('./square')).squareRegistrar,
+  },
+  linear: {
+    credentialEnv: 'LINEAR_API_KEY',
+    load: async () => (await import('./linear')).linearRegistrar,
+  },
 };
 
 /** Providers that sign with an app-level secret no API returns: the operator pastes it once. */
