@@ -3,52 +3,31 @@
 // inbox. Then --replace, including a GitHub that answers 500 halfway: the hook's secret still verifies.
 import { randomUUID } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalInbox } from '../../../../local/local-inbox';
-import {
-  CLI_TIMEOUT_MS,
-  json,
-  makeProject,
-  oneLineError,
-  readSecrets,
-  startInstance,
-} from '../../../e2e/cli/helpers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT_MS, json, oneLineError } from '../../../e2e/cli/helpers';
 import { runCliWith } from '../../../e2e/cli/run-with-input';
 import { type FakeGithub, startFakeGithub } from '../../../support/provider-apis/github';
+import { statusRow, useRegisterCommand } from './register-command';
 
 const TOKEN = 'ghp_e2e_token_0123456789abcdef';
 const PUBLIC_URL = 'https://inbox-tunnel.example.com/webhooks/github';
-const project = makeProject();
-let inbox: LocalInbox;
 let github: FakeGithub;
+const command = useRegisterCommand({
+  providerId: 'github',
+  credentialEnv: 'GITHUB_TOKEN',
+  publicUrl: PUBLIC_URL,
+  apiBase: () => github.apiBase,
+  registerArgs: ['--repo', 'acme/shop'],
+  statusArgs: ['--repo', 'acme/shop'],
+});
 
 beforeAll(async () => {
-  [inbox, github] = await Promise.all([startInstance(project.dir), startFakeGithub()]);
+  github = await startFakeGithub();
   github.addToken(TOKEN, { kind: 'classic', scopes: ['admin:repo_hook'] });
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all([inbox?.stop(), github?.close()]);
-  project.remove();
+  return () => github.close();
 }, 60_000);
 
-const register = (...extra: string[]) =>
-  runCliWith(
-    project.dir,
-    [
-      'endpoints',
-      'register',
-      'github',
-      '--repo',
-      'acme/shop',
-      '--url',
-      PUBLIC_URL,
-      '--api-base',
-      github.apiBase,
-      ...extra,
-    ],
-    { env: { GITHUB_TOKEN: TOKEN } },
-  );
+const register = (...extra: string[]) => command.register(TOKEN, ...extra);
 
 /** A push as GitHub sends it, signed by GitHub's own library with `secret`. */
 async function deliver(secret: string): Promise<number> {
@@ -59,9 +38,8 @@ async function deliver(secret: string): Promise<number> {
     commits: [],
     repository: { full_name: 'acme/shop' },
   });
-  const response = await fetch(`${inbox.state.gatewayUrl}/webhooks/github`, {
-    method: 'POST',
-    headers: {
+  return command.post(
+    {
       'content-type': 'application/json',
       'x-github-event': 'push',
       'x-github-delivery': randomUUID(),
@@ -69,8 +47,7 @@ async function deliver(secret: string): Promise<number> {
       'x-hub-signature-256': await sign(secret, body),
     },
     body,
-  });
-  return response.status;
+  );
 }
 
 describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 }, () => {
@@ -80,7 +57,7 @@ describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 
     expect(json<{ outcome: string }>(result).outcome).toBe('created');
     const [hook] = github.hooks;
     expect(hook).toMatchObject({ url: PUBLIC_URL, contentType: 'json', insecureSsl: '0' });
-    expect(readSecrets(project.dir).github?.[0]).toBe(hook?.secret);
+    expect(command.secrets()[0]).toBe(hook?.secret);
     expect(await deliver(hook?.secret as string)).toBe(202);
     // The token went in the Authorization header only: nothing it printed holds it or the secret.
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
@@ -88,12 +65,12 @@ describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 
   });
 
   it('run again, it finds the hook and changes nothing', async () => {
-    const before = { hooks: structuredClone(github.hooks), secrets: readSecrets(project.dir).github };
+    const before = { hooks: structuredClone(github.hooks), secrets: command.secrets() };
     const result = await register();
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/already has endpoint \d+ .*nothing changed/);
     expect(github.hooks).toEqual(before.hooks);
-    expect(readSecrets(project.dir).github).toEqual(before.secrets);
+    expect(command.secrets()).toEqual(before.secrets);
   });
 
   it('--replace while GitHub answers 500 to the update: one line saying what was not done; the old secret still verifies', async () => {
@@ -114,77 +91,32 @@ describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 
     expect(result.code, result.stderr).toBe(0);
     const now = github.hooks[0]?.secret as string;
     expect(now).not.toBe(old);
-    expect(readSecrets(project.dir).github?.slice(0, 2)).toEqual([now, old]);
+    expect(command.secrets().slice(0, 2)).toEqual([now, old]);
     expect(await deliver(now)).toBe(202);
     expect(await deliver(old)).toBe(202);
   });
 
   it('endpoints status: registered to the URL, and GitHub has signed a delivery since its secret was set', async () => {
     // Another provider's secret changes after GitHub's deliveries: GitHub's own time still counts.
-    const rotated = await runCliWith(project.dir, ['secrets', 'rotate', 'stripe']);
+    const rotated = await runCliWith(command.dir, ['secrets', 'rotate', 'stripe']);
     expect(rotated.code, rotated.stderr).toBe(0);
-    const result = await runCliWith(
-      project.dir,
-      [
-        'endpoints',
-        'status',
-        '--url',
-        PUBLIC_URL,
-        '--api-base',
-        github.apiBase,
-        '--repo',
-        'acme/shop',
-        '--json',
-      ],
-      { env: { GITHUB_TOKEN: TOKEN } },
-    );
+    const result = await command.status(TOKEN);
     expect(result.code, result.stderr).toBe(0);
-    const rows = json<{ provider: string; registered: string; signedSince: string }[]>(result);
-    expect(rows.find((r) => r.provider === 'github')).toMatchObject({
+    expect(statusRow(result, 'github')).toMatchObject({
       registered: `yes (endpoint ${github.hooks[0]?.id})`,
       signedSince: expect.stringMatching(/^yes \(a delivery at /),
     });
-    expect(rows.find((r) => r.provider === 'stripe')?.signedSince).toBe('no delivery since');
+    expect(statusRow(result, 'stripe')?.signedSince).toBe('no delivery since');
   });
 
   it('a refused token and a token without admin:repo_hook: one line each, with the reason, no token', async () => {
-    const refused = await runCliWith(
-      project.dir,
-      [
-        'endpoints',
-        'register',
-        'github',
-        '--repo',
-        'acme/shop',
-        '--url',
-        PUBLIC_URL,
-        '--api-base',
-        github.apiBase,
-        '--token-stdin',
-      ],
-      { input: 'ghp_not_a_token_at_all\n', env: { GITHUB_TOKEN: undefined } },
-    );
+    const refused = await command.registerWithStdin('ghp_not_a_token_at_all');
     expect(refused.code).toBe(1);
     expect(oneLineError(refused)).toMatch(/refused the token.*refused_credential/);
     expect(refused.stderr).not.toContain('ghp_not_a_token_at_all');
 
     github.addToken('ghp_public_repo_only', { kind: 'classic', scopes: ['public_repo'] });
-    const scoped = await runCliWith(
-      project.dir,
-      [
-        'endpoints',
-        'register',
-        'github',
-        '--repo',
-        'acme/shop',
-        '--url',
-        PUBLIC_URL,
-        '--api-base',
-        github.apiBase,
-        '--token-stdin',
-      ],
-      { input: 'ghp_public_repo_only\n' },
-    );
+    const scoped = await command.registerWithStdin('ghp_public_repo_only');
     expect(scoped.code).toBe(1);
     expect(oneLineError(scoped)).toMatch(/lacks the admin:repo_hook scope.*missing_scope/);
   });

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { LocalInbox } from '../../../../local/local-inbox';
-import { type CliResult, makeProject, readSecrets, startInstance } from '../../../e2e/cli/helpers';
+import { type CliResult, json, makeProject, readSecrets, startInstance } from '../../../e2e/cli/helpers';
 import { runCliWith } from '../../../e2e/cli/run-with-input';
 
 export interface RegisterCommandInput {
@@ -117,6 +117,7 @@ export function statusRow(
   result: CliResult,
   providerId: string,
 ): { provider: string; registered: string; signedSince: string } | undefined {
-  const rows = JSON.parse(result.stdout) as { provider: string; registered: string; signedSince: string }[];
-  return rows.find((row) => row.provider === providerId);
+  return json<{ provider: string; registered: string; signedSince: string }[]>(result).find(
+    (row) => row.provider === providerId,
+  );
 }
