@@ -2,6 +2,8 @@
 // dashboard, and which secret to use.
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { registerEndpointsRegister } from './endpoints/register';
+import { registerEndpointsStatus } from './endpoints/status';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
 import { print, printJson } from './output';
 
@@ -14,6 +16,11 @@ export function registerEndpoints(program: Command): void {
   command.action(async (options: TargetOptions & JsonOption) => {
     process.exitCode = await runEndpoints(options);
   });
+  // Subcommands beside the plain listing: `endpoints` alone still prints the URLs. Positional options (and
+  // the program's), so `endpoints register x --stack s` gives --stack to `register`, not to the listing.
+  command.enablePositionalOptions();
+  registerEndpointsRegister(command);
+  registerEndpointsStatus(command);
 }
 
 async function runEndpoints(options: TargetOptions & JsonOption): Promise<number> {

@@ -33,6 +33,9 @@ export function buildProgram(): Command {
     )
     .version(version, '-v, --version')
     .exitOverride()
+    // An option after a subcommand belongs to it: `endpoints register x --stack s` is register's --stack,
+    // not the `endpoints` listing's, which has one too.
+    .enablePositionalOptions()
     .configureOutput({ outputError: () => undefined })
     .showSuggestionAfterError(true);
 

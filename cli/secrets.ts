@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from './options';
 import { details, listedSecrets, print, printJson, UsageError } from './output';
+import { registerSecretsSet } from './secrets/set';
 
 interface RotateOptions extends TargetOptions, JsonOption {
   value?: string;
@@ -14,7 +15,7 @@ interface ShowOptions extends TargetOptions, JsonOption {
 }
 
 export function registerSecrets(program: Command): void {
-  const secrets = program.command('secrets').description("rotate or show a provider's signing secrets");
+  const secrets = program.command('secrets').description("rotate, set or show a provider's signing secrets");
 
   const rotate = secrets
     .command('rotate')
@@ -51,6 +52,8 @@ Providers where you choose it (GitHub, Mobazha, partners): rotate here, then pas
   show.action(async (provider: string, options: ShowOptions) => {
     process.exitCode = await runShow(provider, options);
   });
+
+  registerSecretsSet(secrets);
 }
 
 async function open(providerId: string, options: TargetOptions) {

@@ -32,6 +32,9 @@ async function fileSecrets(secretsFile: string, key: (id: string) => string): Pr
       const next = current === undefined || current === value ? [value] : [value, current];
       all[key(id)] = next;
       writeSecretsFile(secretsFile, all);
+      // Per key: the file's own mtime moves with every provider's rotation (`endpoints status` reads this).
+      const { recordSecretSet } = await import('../local/secret-times');
+      recordSecretSet(secretsFile, key(id), Date.now());
       return next;
     },
   };

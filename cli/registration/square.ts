@@ -30,8 +30,18 @@ const WRITE_SCOPE = 'DEVELOPER_APPLICATION_WEBHOOKS_WRITE';
 type SquareSdk = typeof import('square');
 type Subscription = import('square').Square.WebhookSubscription;
 
+/**
+ * The CLI is bundled with esbuild's code splitting, which turns a dynamic import of this CommonJS package
+ * into a chunk whose only export is `default` (the module.exports object): `SquareClient` would be undefined
+ * there while it is present under tsx and vitest. Both shapes are read here.
+ */
+async function loadSdk(): Promise<SquareSdk> {
+  const loaded = (await import('square')) as SquareSdk & { default?: SquareSdk };
+  return loaded.default?.SquareClient ? loaded.default : loaded;
+}
+
 async function loadClient(input: RegistrarInput) {
-  const sdk: SquareSdk = await import('square');
+  const sdk = await loadSdk();
   const client = new sdk.SquareClient({
     token: input.credential,
     baseUrl: input.apiBase ?? SQUARE_PRODUCTION,

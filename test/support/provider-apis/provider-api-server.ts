@@ -51,6 +51,8 @@ export class ProviderApiServer {
     status: number;
     /** The request took effect first, and only its answer is replaced: a commit whose answer was lost. */
     afterEffect: boolean;
+    /** Only a request this accepts fails: one GraphQL operation among the POSTs to a single endpoint. */
+    when?: (body: unknown) => boolean;
   }[] = [];
   private server: Server | undefined;
   url = '';
@@ -72,9 +74,12 @@ export class ProviderApiServer {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  /** The next request with this method is answered `status` with the provider's error body. */
-  failNext(method: string, status: number): void {
-    this.failures.push({ method: method.toUpperCase(), status, afterEffect: false });
+  /**
+   * The next request with this method (and, given `when`, whose parsed body it accepts) is answered `status`
+   * with the provider's error body.
+   */
+  failNext(method: string, status: number, when?: (body: unknown) => boolean): void {
+    this.failures.push({ method: method.toUpperCase(), status, afterEffect: false, when });
   }
 
   /** The next request with this method takes effect, but is answered `status`: the answer is lost. */
@@ -103,7 +108,9 @@ export class ProviderApiServer {
     };
     this.requests.push(record);
 
-    const index = this.failures.findIndex((each) => each.method === method);
+    const index = this.failures.findIndex(
+      (each) => each.method === method && (each.when === undefined || each.when(body)),
+    );
     const [failure] = index >= 0 ? this.failures.splice(index, 1) : [];
     const failed = (status: number): Answer => ({ status, body: this.failureBody(status) });
     let answer: Answer;

@@ -1,55 +1,36 @@
-// End to end for Linear: the inbox chooses the secret, stores it in a local instance's secrets, and only
-// then creates the webhook on a local Linear API with it; a delivery Linear would sign with the secret it
-// holds (hex HMAC-SHA256 of the raw body, `webhookTimestamp` inside it, as Linear documents; checked with
-// @linear/sdk's own LinearWebhookClient) is answered 202. After `--replace` updates the secret in place,
-// the new secret and a delivery still in flight under the old one both pass.
+// End to end for Linear, through the command: `endpoints register linear` against a local Linear API
+// chooses the secret, stores it, and only then creates the webhook with it; a delivery Linear would sign
+// with the secret it holds (hex HMAC-SHA256 of the raw body, `webhookTimestamp` inside it, as Linear
+// documents; checked with @linear/sdk's own LinearWebhookClient) is answered 202 by the running inbox. A
+// rerun changes nothing. `--replace` updates the webhook's secret in place: the new secret and a delivery
+// still in flight under the old one both pass; when the update answers 500, one line says so and the old
+// secret stays the current one.
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { LINEAR_WEBHOOK_SIGNATURE_HEADER, LinearWebhookClient } from '@linear/sdk/webhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linearRegistrar } from '../../../../cli/registration/linear';
-import { parseConfig } from '../../../../config';
-import { SCHEMES } from '../../../../lambdas/core/schemes';
-import { consoleLogger } from '../../../../local/console-log';
-import { type LocalInbox, startLocalInbox } from '../../../../local/local-inbox';
-import { readSecretsFile, secretsFilePath, writeSecretsFile } from '../../../../local/secrets-file';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT_MS, json, oneLineError } from '../../../e2e/cli/helpers';
 import { type FakeLinearApi, startFakeLinearApi } from '../../../support/provider-apis/linear';
+import { statusRow, useRegisterCommand } from './register-command';
 
 const PUBLIC_URL = 'https://tunnel.example.com/webhooks/linear';
 
-const config = parseConfig({
-  providers: { linear: { scheme: 'linear' } },
-  queue: { retrySchedule: ['30s'] },
-});
-
 let api: FakeLinearApi;
-let inbox: LocalInbox;
-let cwd: string;
+const command = useRegisterCommand({
+  providerId: 'linear',
+  credentialEnv: 'LINEAR_API_KEY',
+  publicUrl: PUBLIC_URL,
+  apiBase: () => api.graphqlUrl,
+});
 
 beforeAll(async () => {
   api = await startFakeLinearApi();
-  cwd = mkdtempSync(join(tmpdir(), 'webhook-inbox-linear-register-'));
-  inbox = await startLocalInbox({ config, cwd, port: 0, logs: consoleLogger(() => undefined) });
-}, 60_000);
-afterAll(async () => {
-  await inbox?.stop();
-  await api?.stop();
-  rmSync(cwd, { recursive: true, force: true });
+  return () => api.stop();
 }, 60_000);
 
-/** What the registering command does before Linear may sign: newest first, the one it replaces kept. */
-function storeSecret(secret: string): void {
-  const path = secretsFilePath(cwd);
-  const secrets = readSecretsFile(path);
-  secrets.linear = [secret, ...(secrets.linear ?? [])].slice(0, 2);
-  writeSecretsFile(path, secrets);
-}
+const webhook = () => [...api.webhooks.values()].find((each) => each.url === PUBLIC_URL);
 
-/** A delivery as Linear sends it for this webhook, signed with the secret Linear holds now. */
-async function deliver(webhookId: string, secret?: string): Promise<number> {
-  const key = secret ?? api.webhooks.get(webhookId)!.secret;
+/** A delivery as Linear sends it for the webhook, signed with `secret` (default: the one Linear holds now). */
+function deliver(secret = webhook()?.secret as string): Promise<number> {
   const body = Buffer.from(
     JSON.stringify({
       action: 'create',
@@ -59,51 +40,90 @@ async function deliver(webhookId: string, secret?: string): Promise<number> {
       createdAt: new Date().toISOString(),
       organizationId: randomUUID(),
       webhookTimestamp: Date.now(),
-      webhookId,
+      webhookId: webhook()?.id,
     }),
   );
-  const signature = createHmac('sha256', key).update(body).digest('hex');
+  const signature = createHmac('sha256', secret).update(body).digest('hex');
   // Linear's own verifier agrees this is how Linear signs, so the inbox is tested against Linear's rule.
-  expect(new LinearWebhookClient(key).verify(body, signature)).toBe(true);
-  const answer = await fetch(`${inbox.state.gatewayUrl}/webhooks/linear`, {
-    method: 'POST',
-    headers: {
+  expect(new LinearWebhookClient(secret).verify(body, signature)).toBe(true);
+  return command.post(
+    {
       'content-type': 'application/json; charset=utf-8',
       [LINEAR_WEBHOOK_SIGNATURE_HEADER]: signature,
       'linear-delivery': randomUUID(),
       'linear-event': 'Issue',
     },
     body,
-  });
-  await answer.arrayBuffer();
-  return answer.status;
+  );
 }
 
-describe('Linear: choose and store the secret, register with it, deliver', () => {
-  const registrar = () => linearRegistrar({ credential: api.apiKey, apiBase: api.graphqlUrl });
-  let webhookId: string;
+/** Only Linear's webhookUpdate mutation: the list before it goes to the same GraphQL endpoint. */
+const isUpdate = (body: unknown) => /\bwebhookUpdate\s*\(/.test((body as { query?: string })?.query ?? '');
 
-  it('a delivery signed with the secret the webhook was created with is answered 202', async () => {
-    const secret = SCHEMES.linear.generateSecret();
-    storeSecret(secret);
-    const created = await registrar().create({ url: PUBLIC_URL, secret });
-    webhookId = created.endpoint.id;
-    expect(api.webhooks.get(webhookId)!.secret).toBe(secret);
-    expect(await deliver(webhookId)).toBe(202);
+describe('endpoints register linear, end to end', { timeout: CLI_TIMEOUT_MS * 4 }, () => {
+  it('creates the webhook with a secret the inbox already holds: Linear-signed deliveries are answered 202', async () => {
+    const result = await command.register(api.apiKey, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(json<{ outcome: string }>(result).outcome).toBe('created');
+    const held = webhook();
+    expect(held).toMatchObject({ url: PUBLIC_URL, enabled: true });
+    expect(command.secrets()[0]).toBe(held?.secret);
+    expect(await deliver()).toBe(202);
+    expect(await deliver('lin_wh_not-the-one-linear-holds')).toBe(401);
+    expect(result.stdout + result.stderr).not.toContain(api.apiKey);
+    expect(result.stdout + result.stderr).not.toContain(held?.secret as string);
   });
 
-  it('a delivery signed with a secret Linear does not hold is refused 401', async () => {
-    expect(await deliver(webhookId, 'lin_wh_not-the-one-linear-holds')).toBe(401);
+  it('run again, it finds the webhook and changes nothing', async () => {
+    const before = { webhooks: structuredClone([...api.webhooks.values()]), secrets: command.secrets() };
+    const result = await command.register(api.apiKey);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/already has endpoint [\w-]+ .*nothing changed/);
+    expect([...api.webhooks.values()]).toEqual(before.webhooks);
+    expect(command.secrets()).toEqual(before.secrets);
   });
 
-  it('after the secret is updated in place, the new one and a delivery in flight under the old one are 202', async () => {
-    const old = api.webhooks.get(webhookId)!.secret;
-    const next = SCHEMES.linear.generateSecret();
-    storeSecret(next);
-    const [endpoint] = (await registrar().list()).filter((each) => each.url === PUBLIC_URL);
-    await registrar().updateSecret!(endpoint!, next);
-    expect(api.webhooks.get(webhookId)!.secret).toBe(next);
-    expect(await deliver(webhookId)).toBe(202);
-    expect(await deliver(webhookId, old)).toBe(202);
+  it('--replace while Linear answers 500 to the update: one line, the old secret still current and verifying', async () => {
+    const old = webhook()?.secret as string;
+    api.failNext('POST', 500, isUpdate);
+    const result = await command.register(api.apiKey, '--replace');
+    expect(result.code).toBe(1);
+    expect(oneLineError(result)).toMatch(
+      /Linear answered .*still signs with the old secret, which is still the current one.*provider_unavailable/,
+    );
+    expect(webhook()?.secret).toBe(old);
+    expect(command.secrets()[0]).toBe(old);
+    expect(await deliver(old)).toBe(202);
+  });
+
+  it('--replace: Linear signs with the new secret, and a delivery still in flight under the old one verifies', async () => {
+    const old = webhook()?.secret as string;
+    const result = await command.register(api.apiKey, '--replace', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(json<{ outcome: string }>(result).outcome).toBe('replaced');
+    const now = webhook()?.secret as string;
+    expect(now).not.toBe(old);
+    expect(command.secrets().slice(0, 2)).toEqual([now, old]);
+    expect(await deliver(now)).toBe(202);
+    expect(await deliver(old)).toBe(202);
+  });
+
+  it('endpoints status --json: registered to the URL', async () => {
+    const result = await command.status(api.apiKey);
+    expect(result.code, result.stderr).toBe(0);
+    expect(statusRow(result, 'linear')?.registered).toBe(`yes (endpoint ${webhook()?.id})`);
+  });
+
+  it('a refused key and a key without the admin scope: one line each, with the reason, no key', async () => {
+    const refused = await command.registerWithStdin('lin_api_not_the_key_linear_issued');
+    expect(refused.code).toBe(1);
+    expect(oneLineError(refused)).toMatch(/Linear refused the API key.*refused_credential/);
+    expect(refused.stderr).not.toContain('lin_api_not_the_key_linear_issued');
+
+    api.admin = false;
+    const scoped = await command.register(api.apiKey, '--replace');
+    expect(scoped.code).toBe(1);
+    expect(oneLineError(scoped)).toMatch(/lacks the admin scope.*missing_scope/);
+    expect(scoped.stderr).not.toContain(api.apiKey);
   });
 });

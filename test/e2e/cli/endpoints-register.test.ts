@@ -1,0 +1,153 @@
+// `endpoints register`, `endpoints status` and `secrets set` through the real command line: where the URL
+// and the credential may come from (never argv), and the secrets read once from standard input.
+import { afterAll, describe, expect, it } from 'vitest';
+import { type FakeGithub, startFakeGithub } from '../../support/provider-apis/github';
+import { CLI_TIMEOUT_MS, json, makeProject, oneLineError, readSecrets } from './helpers';
+import { runCliWith } from './run-with-input';
+
+const project = makeProject();
+afterAll(() => project.remove());
+const TUNNEL = 'https://abc.trycloudflare.com/webhooks/github';
+
+describe('endpoints register: the URL and the credential', { timeout: CLI_TIMEOUT_MS * 4 }, () => {
+  it('locally, without --url, refuses with one line and exit 2 before reading any credential', async () => {
+    const result = await runCliWith(project.dir, ['endpoints', 'register', 'github', '--repo', 'a/b'], {
+      env: { GITHUB_TOKEN: 'ghp_x' },
+    });
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toMatch(/loopback.*pass --url/);
+  });
+
+  it('refuses a loopback --url too', async () => {
+    const result = await runCliWith(project.dir, [
+      'endpoints',
+      'register',
+      'github',
+      '--repo',
+      'a/b',
+      '--url',
+      'http://127.0.0.1:3000/webhooks/github',
+    ]);
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toMatch(/loopback URL no provider can reach/);
+  });
+
+  it('takes no credential from argv: no option for one, no extra argument, and the value is never echoed', async () => {
+    for (const args of [['--token', 'ghp_in_argv_1'], ['--api-key', 'ghp_in_argv_1'], ['ghp_in_argv_1']]) {
+      const result = await runCliWith(
+        project.dir,
+        ['endpoints', 'register', 'github', '--repo', 'a/b', '--url', TUNNEL, ...args],
+        {
+          env: { GITHUB_TOKEN: undefined },
+        },
+      );
+      expect(result.code).toBe(2);
+      expect(oneLineError(result)).not.toContain('ghp_in_argv_1');
+    }
+  });
+
+  it('without GITHUB_TOKEN or --token-stdin, says where the credential comes from (exit 2)', async () => {
+    const none = await runCliWith(
+      project.dir,
+      ['endpoints', 'register', 'github', '--repo', 'a/b', '--url', TUNNEL],
+      {
+        env: { GITHUB_TOKEN: undefined },
+      },
+    );
+    expect(none.code).toBe(2);
+    expect(oneLineError(none)).toMatch(/set GITHUB_TOKEN .*--token-stdin/);
+    const empty = await runCliWith(
+      project.dir,
+      ['endpoints', 'register', 'github', '--repo', 'a/b', '--url', TUNNEL, '--token-stdin'],
+      { input: '\n' },
+    );
+    expect(empty.code).toBe(2);
+    expect(oneLineError(empty)).toMatch(/no credential on standard input/);
+  });
+
+  it('GitHub without --repo or --org, and a scheme with no registration API: usage errors', async () => {
+    const noRepo = await runCliWith(project.dir, ['endpoints', 'register', 'github', '--url', TUNNEL], {
+      env: { GITHUB_TOKEN: 'ghp_x' },
+    });
+    expect(noRepo.code).toBe(2);
+    expect(oneLineError(noRepo)).toMatch(/--repo owner\/name or --org NAME/);
+    const mobazha = await runCliWith(project.dir, ['endpoints', 'register', 'mobazha', '--url', TUNNEL]);
+    expect(mobazha.code).toBe(2);
+    expect(oneLineError(mobazha)).toMatch(/no registration API/);
+  });
+});
+
+describe('endpoints register with the credential from the environment or stdin', {
+  timeout: CLI_TIMEOUT_MS * 3,
+}, () => {
+  let github: FakeGithub;
+  afterAll(() => github?.close());
+
+  it('reads GITHUB_TOKEN, or one trimmed line with --token-stdin', async () => {
+    github = await startFakeGithub();
+    github.addToken('ghp_from_env', { kind: 'classic', scopes: ['repo'] });
+    github.addToken('ghp_from_stdin', { kind: 'classic', scopes: ['repo'] });
+    const base = ['endpoints', 'register', 'github', '--url', TUNNEL, '--api-base', github.apiBase, '--json'];
+    const fromEnv = await runCliWith(project.dir, [...base, '--repo', 'acme/one'], {
+      env: { GITHUB_TOKEN: 'ghp_from_env' },
+    });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    const fromStdin = await runCliWith(project.dir, [...base, '--repo', 'acme/two', '--token-stdin'], {
+      input: '  ghp_from_stdin  \nignored second line\n',
+      env: { GITHUB_TOKEN: undefined },
+    });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(github.hooks.map((h) => h.owner)).toEqual(['repos/acme/one', 'repos/acme/two']);
+    // Stored before the second create: the one before stays valid as the previous secret.
+    expect(readSecrets(project.dir).github).toEqual([github.hooks[1]?.secret, github.hooks[0]?.secret]);
+
+    const status = await runCliWith(
+      project.dir,
+      ['endpoints', 'status', '--url', TUNNEL, '--api-base', github.apiBase, '--repo', 'acme/one', '--json'],
+      { env: { GITHUB_TOKEN: 'ghp_from_env', STRIPE_API_KEY: undefined } },
+    );
+    expect(status.code, status.stderr).toBe(0);
+    const rows = json<{ provider: string; registered: string; secretSetAt?: string }[]>(status);
+    expect(rows.find((r) => r.provider === 'github')).toMatchObject({
+      registered: `yes (endpoint ${github.hooks[0]?.id})`,
+      secretSetAt: expect.any(String),
+    });
+    expect(rows.find((r) => r.provider === 'slack')?.registered).toMatch(/cannot check: no API/);
+  });
+});
+
+describe('secrets set and the providers without a registration API', { timeout: CLI_TIMEOUT_MS * 3 }, () => {
+  const slack = '0123456789abcdef0123456789abcdef';
+
+  it('register slack prints the steps and stores the secret piped in, never echoing it', async () => {
+    const result = await runCliWith(
+      project.dir,
+      ['endpoints', 'register', 'slack', '--url', 'https://abc.trycloudflare.com/webhooks/slack'],
+      { input: `${slack}\n` },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/Request URL to https:\/\/abc\.trycloudflare\.com\/webhooks\/slack/);
+    expect(result.stdout + result.stderr).not.toContain(slack);
+    expect(readSecrets(project.dir).slack?.[0]).toBe(slack);
+  });
+
+  it('secrets set refuses a value of the wrong format and stores nothing', async () => {
+    const before = readSecrets(project.dir).zoom;
+    const result = await runCliWith(project.dir, ['secrets', 'set', 'zoom'], { input: 'short\n' });
+    expect(result.code).toBe(2);
+    expect(oneLineError(result)).toMatch(/refused the zoom secret: that is not the Secret Token/);
+    expect(readSecrets(project.dir).zoom).toEqual(before);
+  });
+
+  it('secrets set trims what it reads and keeps the secret before as the previous one', async () => {
+    const first = 'shpss_0123456789abcdef0123456789abcdef';
+    const second = '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';
+    await runCliWith(project.dir, ['secrets', 'set', 'shopify'], { input: `${first}\n` });
+    const result = await runCliWith(project.dir, ['secrets', 'set', 'shopify', '--json'], {
+      input: `  ${second}\r\n`,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(json<{ accepted: number }>(result).accepted).toBe(2);
+    expect(readSecrets(project.dir).shopify).toEqual([second, first]);
+  });
+});
