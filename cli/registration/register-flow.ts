@@ -3,7 +3,7 @@
 // secret store come in as interfaces, so every branch, including a provider that fails halfway, is tested
 // in memory.
 //
-//   create, origin `ours`:    generate -> store (old stays previous) -> create with it
+//   create, origin `ours`:    create with the current secret; none yet: generate -> store -> create with it
 //   create, origin `theirs`:  create -> store what it returned -> (store failed) delete what was created
 //   replace, update-secret:   generate -> store -> update each endpoint -> (none updated) store the old again
 //   replace, rotate-secret:   rotate at the provider -> store at once
@@ -69,16 +69,6 @@ function storeFailed(error: unknown): RegistrationError {
 
 const AGAIN = 'Run the same command again';
 
-/** Makes `value` the current secret again; false if the store refused (the caller says so). */
-async function restore(secrets: SecretStore, providerId: string, value: string): Promise<boolean> {
-  try {
-    await secrets.rotate(providerId, value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function registerEndpoint(input: RegisterFlowInput): Promise<RegisterOutcome> {
   const { registrar, url } = input;
   const matching = (await registrar.list()).filter((endpoint) => endpoint.url === url);
@@ -98,6 +88,16 @@ async function create(input: RegisterFlowInput): Promise<RemoteEndpoint> {
   const { registrar, secrets, providerId, url, events } = input;
   if (registrar.secretOrigin === 'ours') {
     const before = (await secrets.list(providerId))[0];
+    if (before !== undefined) {
+      // The inbox accepts it already, and other endpoints for the URL that this credential cannot list
+      // (another repository's hook) may sign with it: a new secret here would push theirs out of the two kept
+      // by the second registration.
+      try {
+        return (await registrar.create({ url, events, secret: before })).endpoint;
+      } catch (error) {
+        throw new RegistrationIncomplete(error, [], [`no ${registrar.name} endpoint was created`], AGAIN);
+      }
+    }
     const secret = input.generateSecret();
     // Stored first: the provider may sign a ping the moment the endpoint exists.
     try {
@@ -108,14 +108,9 @@ async function create(input: RegisterFlowInput): Promise<RemoteEndpoint> {
     try {
       return (await registrar.create({ url, events, secret })).endpoint;
     } catch (error) {
-      // Other endpoints (another repository's hook) may sign with the secret before: make it the current
-      // one again, so that running the command again does not push it out of the two kept.
-      const restored = before !== undefined && (await restore(secrets, providerId, before));
       throw new RegistrationIncomplete(
         error,
-        restored || before === undefined
-          ? []
-          : [`stored a new ${providerId} secret (the one before stays valid as the previous one)`],
+        [`stored a new ${providerId} secret`],
         [`no ${registrar.name} endpoint was created`],
         AGAIN,
       );

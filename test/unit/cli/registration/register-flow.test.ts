@@ -168,7 +168,7 @@ describe('registerEndpoint: create', () => {
     expect(store.values).toContain('old');
   });
 
-  it('origin ours, provider 500 on the create: the secret before is current again, so reruns never push it out', async () => {
+  it('origin ours, provider 500 on the create: the secret before stays current, so reruns never push it out', async () => {
     const { provider, store, run } = setup('ours', 'update-secret');
     store.values = ['other-hook-secret'];
     provider.fail.add('create');
@@ -177,7 +177,27 @@ describe('registerEndpoint: create', () => {
     expect(store.values[0]).toBe('other-hook-secret');
     provider.fail.clear();
     await run();
-    expect(store.values).toEqual([provider.signing()[0], 'other-hook-secret']);
+    expect(store.values).toEqual(['other-hook-secret']);
+    expect(provider.signing()).toEqual(['other-hook-secret']);
+  });
+
+  it('origin ours, a hook per repository for one URL: registering a third leaves the first one verifying', async () => {
+    // GitHub lists hooks per repository, so each repository's register creates one; all share the secret set.
+    const store = new MemoryStore();
+    store.values = ['deployed'];
+    const repos = [0, 1, 2].map(() => new MemoryProvider('ours', 'update-secret'));
+    for (const registrar of repos) {
+      const outcome = await registerEndpoint({
+        registrar,
+        secrets: store,
+        providerId: 'p',
+        url: URL_,
+        replace: false,
+        generateSecret: () => `ours-${++n}`,
+      });
+      expect(outcome.kind).toBe('created');
+    }
+    for (const registrar of repos) expect(everyDeliveryVerifies(registrar, store)).toBe(true);
   });
 
   it('changes nothing at the provider when our secret cannot be stored', async () => {
