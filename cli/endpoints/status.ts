@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../config';
 import { addJsonOption, addTargetOptions, httpUrl, type JsonOption, type TargetOptions } from '../options';
-import { describeError, print, printJson, table } from '../output';
+import { describeError, print, printJson, table, UsageError } from '../output';
 import type { SecretsTarget } from '../target';
 import type { Target } from '../target-types';
 
@@ -33,27 +33,44 @@ export function registerEndpointsStatus(endpoints: Command): void {
   const status = endpoints
     .command('status')
     .description('per provider: registered to this URL? when was the secret set? signed with it yet?')
+    .argument('[provider]', 'this provider only (required with --api-base)')
     .option('--url <url>', 'the public URL registered for the local instance (its tunnel)', httpUrl)
-    .option('--api-base <url>', "the provider's API host (GitHub Enterprise Server, a test server)", httpUrl)
+    .option(
+      '--api-base <url>',
+      "the named provider's API host (GitHub Enterprise Server, a test server)",
+      httpUrl,
+    )
     .option('--repo <owner/name>', 'GitHub: check this repository')
     .option('--org <name>', 'GitHub: check this organization');
   addTargetOptions(status);
   addJsonOption(status);
-  status.action(async (options: StatusOptions) => {
-    process.exitCode = await runStatus(options, process.env);
+  status.action(async (providerId: string | undefined, options: StatusOptions) => {
+    process.exitCode = await runStatus(options, process.env, providerId);
   });
 }
 
-export async function runStatus(options: StatusOptions, env: NodeJS.ProcessEnv): Promise<number> {
-  const { loadProject } = await import('../context');
+export async function runStatus(
+  options: StatusOptions,
+  env: NodeJS.ProcessEnv,
+  providerId?: string,
+): Promise<number> {
+  // Every provider's client would send its own credential from the environment to that one host.
+  if (options.apiBase !== undefined && providerId === undefined) {
+    throw new UsageError(
+      "--api-base is one provider's API host: name the provider (`endpoints status github --api-base ...`)",
+    );
+  }
+  const { loadProject, providerOf } = await import('../context');
   const { config, cwd } = await loadProject();
+  const providers =
+    providerId === undefined ? Object.values(config.providers) : [providerOf(config, providerId)];
   const { resolveSecretsTarget } = await import('../target');
   const target = await resolveSecretsTarget(options, config, cwd);
   try {
     const nowMs = Date.now();
     const previousUse = target.kind === 'aws' ? await previousSecretUse(target, nowMs) : undefined;
     const rows = await Promise.all(
-      Object.values(config.providers).map((provider) =>
+      providers.map((provider) =>
         providerStatus(provider, { config, cwd, target, options, env, nowMs, previousUse }),
       ),
     );

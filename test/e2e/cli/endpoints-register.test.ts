@@ -1,5 +1,7 @@
 // `endpoints register`, `endpoints status` and `secrets set` through the real command line: where the URL
 // and the credential may come from (never argv), and the secrets read once from standard input.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type FakeGithub, startFakeGithub } from '../../support/provider-apis/github';
 import { CLI_TIMEOUT_MS, json, makeProject, oneLineError, readSecrets } from './helpers';
@@ -104,7 +106,18 @@ describe('endpoints register with the credential from the environment or stdin',
 
     const status = await runCliWith(
       project.dir,
-      ['endpoints', 'status', '--url', TUNNEL, '--api-base', github.apiBase, '--repo', 'acme/one', '--json'],
+      [
+        'endpoints',
+        'status',
+        'github',
+        '--url',
+        TUNNEL,
+        '--api-base',
+        github.apiBase,
+        '--repo',
+        'acme/one',
+        '--json',
+      ],
       { env: { GITHUB_TOKEN: 'ghp_from_env', STRIPE_API_KEY: undefined } },
     );
     expect(status.code, status.stderr).toBe(0);
@@ -113,7 +126,55 @@ describe('endpoints register with the credential from the environment or stdin',
       registered: `yes (endpoint ${github.hooks[0]?.id})`,
       secretSetAt: expect.any(String),
     });
-    expect(rows.find((r) => r.provider === 'slack')?.registered).toMatch(/cannot check: no API/);
+    const all = await runCliWith(project.dir, ['endpoints', 'status', '--url', TUNNEL, '--json'], {
+      env: {
+        GITHUB_TOKEN: undefined,
+        STRIPE_API_KEY: undefined,
+        PADDLE_API_KEY: undefined,
+        LINEAR_API_KEY: undefined,
+        SQUARE_ACCESS_TOKEN: undefined,
+      },
+    });
+    expect(all.code, all.stderr).toBe(0);
+    const everyRow = json<{ provider: string; registered: string }[]>(all);
+    expect(everyRow.find((r) => r.provider === 'slack')?.registered).toMatch(/cannot check: no API/);
+    expect(everyRow.find((r) => r.provider === 'github')?.registered).toMatch(
+      /cannot check: no GITHUB_TOKEN/,
+    );
+  });
+});
+
+describe('endpoints status --api-base', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
+  it("sends no credential but the named provider's to the --api-base host", async () => {
+    const seen: string[] = [];
+    const server = createServer((request, response) => {
+      seen.push(String(request.headers.authorization ?? ''));
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const env = {
+        GITHUB_TOKEN: 'ghp_for_the_ghe_host',
+        STRIPE_API_KEY: 'sk_test_not_for_that_host',
+        PADDLE_API_KEY: 'pdl_not_for_that_host',
+        LINEAR_API_KEY: 'lin_api_not_for_that_host',
+        SQUARE_ACCESS_TOKEN: 'sq_not_for_that_host',
+      };
+      const args = ['--url', TUNNEL, '--api-base', `http://127.0.0.1:${port}/api/v3`, '--repo', 'acme/one'];
+      const every = await runCliWith(project.dir, ['endpoints', 'status', ...args, '--json'], { env });
+      expect(every.code).toBe(2);
+      expect(oneLineError(every)).toMatch(/--api-base is one provider's API host/);
+      const github = await runCliWith(project.dir, ['endpoints', 'status', 'github', ...args, '--json'], {
+        env,
+      });
+      expect(github.code, github.stderr).toBe(0);
+      expect(json<{ provider: string }[]>(github).map((r) => r.provider)).toEqual(['github']);
+      expect(seen).toContain('token ghp_for_the_ghe_host');
+      expect(seen.filter((header) => /not_for_that_host/.test(header))).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 });
 

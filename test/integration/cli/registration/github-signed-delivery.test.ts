@@ -106,7 +106,13 @@ describe('endpoints register github, end to end', { timeout: CLI_TIMEOUT_MS * 4 
       registered: `yes (endpoint ${github.hooks[0]?.id})`,
       signedSince: expect.stringMatching(/^yes \(a delivery at /),
     });
-    expect(statusRow(result, 'stripe')?.signedSince).toBe('no delivery since');
+    const stripe = await runCliWith(
+      command.dir,
+      ['endpoints', 'status', 'stripe', '--url', PUBLIC_URL, '--json'],
+      { env: { STRIPE_API_KEY: undefined } },
+    );
+    expect(stripe.code, stripe.stderr).toBe(0);
+    expect(statusRow(stripe, 'stripe')?.signedSince).toBe('no delivery since');
   });
 
   it('a refused token and a token without admin:repo_hook: one line each, with the reason, no token', async () => {

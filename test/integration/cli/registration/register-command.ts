@@ -33,7 +33,7 @@ export interface RegisterCommand {
   register(credential: string, ...extra: string[]): Promise<CliResult>;
   /** The same, the credential piped to --token-stdin, the env variable unset. */
   registerWithStdin(credential: string, ...extra: string[]): Promise<CliResult>;
-  /** `endpoints status --json` for the public URL, against the fake. */
+  /** `endpoints status <provider> --json` for the public URL, against the fake. */
   status(credential: string): Promise<CliResult>;
   /** The provider's secrets in the local secrets file, newest first. */
   secrets(): string[];
@@ -89,6 +89,7 @@ export function useRegisterCommand(input: RegisterCommandInput): RegisterCommand
         [
           'endpoints',
           'status',
+          input.providerId,
           ...(input.statusArgs ?? []),
           '--url',
           input.publicUrl,
