@@ -8,6 +8,7 @@ import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../config';
 import { addJsonOption, addTargetOptions, httpUrl, type JsonOption, type TargetOptions } from '../options';
 import { CliError, print, printJson, UsageError } from '../output';
+import { cleartextApiBaseRefusal } from '../registration/api-base';
 import type { LineInput } from '../registration/read-line';
 import { squareUrlRefusal } from '../registration/square-url';
 
@@ -87,6 +88,11 @@ function registeredUrl(providerId: string, options: RegisterOptions): string | u
         `--url ${options.url} is a loopback URL no provider can reach: give the public URL (a tunnel)`,
       );
     }
+    if (new URL(options.url).protocol !== 'https:') {
+      throw new UsageError(
+        `--url ${options.url} must be https: the provider posts each payload and its signature to it`,
+      );
+    }
     return options.url;
   }
   if (options.stack === undefined) {
@@ -104,6 +110,8 @@ export async function runRegister(
 ): Promise<number> {
   if (options.repo !== undefined && options.org !== undefined)
     throw new UsageError('give --repo or --org, not both');
+  const cleartext = options.apiBase === undefined ? undefined : cleartextApiBaseRefusal(options.apiBase);
+  if (cleartext !== undefined) throw new UsageError(cleartext);
   const requestedUrl = registeredUrl(providerId, options);
   const { loadProject, providerOf } = await import('../context');
   const { config, cwd } = await loadProject();

@@ -6,6 +6,7 @@ import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../config';
 import { addJsonOption, addTargetOptions, httpUrl, type JsonOption, type TargetOptions } from '../options';
 import { describeError, print, printJson, table, UsageError } from '../output';
+import { cleartextApiBaseRefusal } from '../registration/api-base';
 import type { SecretsTarget } from '../target';
 import type { Target } from '../target-types';
 
@@ -60,6 +61,8 @@ export async function runStatus(
       "--api-base is one provider's API host: name the provider (`endpoints status github --api-base ...`)",
     );
   }
+  const cleartext = options.apiBase === undefined ? undefined : cleartextApiBaseRefusal(options.apiBase);
+  if (cleartext !== undefined) throw new UsageError(cleartext);
   const { loadProject, providerOf } = await import('../context');
   const { config, cwd } = await loadProject();
   const providers =

@@ -34,6 +34,26 @@ describe('endpoints register: the URL and the credential', { timeout: CLI_TIMEOU
     expect(oneLineError(result)).toMatch(/loopback URL no provider can reach/);
   });
 
+  it('refuses plain http for --url and for an --api-base off this machine, before any request', async () => {
+    const base = ['endpoints', 'register', 'github', '--repo', 'a/b'];
+    const url = await runCliWith(
+      project.dir,
+      [...base, '--url', 'http://abc.trycloudflare.com/webhooks/github'],
+      {
+        env: { GITHUB_TOKEN: 'ghp_x' },
+      },
+    );
+    expect(url.code).toBe(2);
+    expect(oneLineError(url)).toMatch(/--url .* must be https/);
+    const api = await runCliWith(
+      project.dir,
+      [...base, '--url', TUNNEL, '--api-base', 'http://ghe.example.com/api/v3'],
+      { env: { GITHUB_TOKEN: 'ghp_x' } },
+    );
+    expect(api.code).toBe(2);
+    expect(oneLineError(api)).toMatch(/--api-base .* must be https/);
+  });
+
   it('takes no credential from argv: no option for one, no extra argument, and the value is never echoed', async () => {
     for (const args of [['--token', 'ghp_in_argv_1'], ['--api-key', 'ghp_in_argv_1'], ['ghp_in_argv_1']]) {
       const result = await runCliWith(
