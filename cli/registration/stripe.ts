@@ -3,6 +3,7 @@
 // new endpoint, stores its secret, then deletes the old one. The SDK's error messages quote the key's last
 // characters ("Invalid API Key provided: sk_test_****abcd"), so none of them is passed on: each answer
 // becomes a reason code and a sentence of our own.
+import { randomUUID } from 'node:crypto';
 import type Stripe from 'stripe';
 import { RegistrationError } from './errors';
 import type { Created, CreateInput, Registrar, RegistrarInput, RemoteEndpoint } from './registrar';
@@ -92,6 +93,9 @@ function hostOptions(apiBase: string | undefined): Partial<Stripe.StripeConfig> 
   };
 }
 
+/** Sends of one create (one idempotency key) before its failure is reported. */
+const CREATE_ATTEMPTS = 3;
+
 export function stripeRegistrar(input: RegistrarInput): Registrar {
   let client: Promise<Stripe> | undefined;
 
@@ -141,19 +145,30 @@ export function stripeRegistrar(input: RegistrarInput): Registrar {
     async create({ url, events }: CreateInput): Promise<Created> {
       const api = await stripe();
       const { default: StripeClient } = await import('stripe');
-      let endpoint: Stripe.WebhookEndpoint;
-      try {
-        endpoint = await api.webhookEndpoints.create({
-          url,
-          enabled_events: (events?.length
-            ? [...events]
-            : ['*']) as Stripe.WebhookEndpointCreateParams.EnabledEvent[],
-          // Events arrive in the shape of the API version this SDK speaks, not the account's default.
-          api_version: StripeClient.API_VERSION as Stripe.WebhookEndpointCreateParams.ApiVersion,
-          description: 'webhook-inbox',
-        });
-      } catch (error) {
-        throw stripeError(error, 'creating a webhook endpoint');
+      const params: Stripe.WebhookEndpointCreateParams = {
+        url,
+        enabled_events: (events?.length
+          ? [...events]
+          : ['*']) as Stripe.WebhookEndpointCreateParams.EnabledEvent[],
+        // Events arrive in the shape of the API version this SDK speaks, not the account's default.
+        api_version: StripeClient.API_VERSION as Stripe.WebhookEndpointCreateParams.ApiVersion,
+        description: 'webhook-inbox',
+      };
+      // The secret is returned by this answer only. An answer lost on the way (Stripe created the endpoint)
+      // would leave one signing with a secret never seen, and a rerun would find it "registered". So the
+      // create carries one idempotency key and is sent again with it when no answer came: Stripe answers a
+      // repeat with the first request's answer, secret included (a 500 too, so that is not repeated).
+      const idempotencyKey = `webhook-inbox-${randomUUID()}`;
+      let endpoint: Stripe.WebhookEndpoint | undefined;
+      for (let attempt = 1; endpoint === undefined; attempt++) {
+        try {
+          endpoint = await api.webhookEndpoints.create(params, { idempotencyKey });
+        } catch (error) {
+          // Only a missing answer is worth a repeat: Stripe keeps the first answer of a key, a 500 included.
+          const noAnswer = (error as { type?: string }).type === 'StripeConnectionError';
+          if (!noAnswer || attempt >= CREATE_ATTEMPTS)
+            throw stripeError(error, 'creating a webhook endpoint');
+        }
       }
       if (typeof endpoint.secret !== 'string' || endpoint.secret === '') {
         throw new RegistrationError(

@@ -34,6 +34,12 @@ export interface FakeHttpApi {
    * provider's error shape, or with `page` as text/html (a proxy's page in front of an outage).
    */
   failNext(method: string, status: number, pathPrefix?: string, page?: string): void;
+  /**
+   * The next request with this method is carried out and its answer lost: the connection is closed
+   * instead (a network drop after the provider acted). With an `Idempotency-Key`, a repeat of the request
+   * gets the answer the first one had, as Stripe documents (planned failures are not kept).
+   */
+  loseNextAnswer(method: string): void;
   close(): Promise<void>;
 }
 
@@ -73,6 +79,9 @@ export async function startFakeHttpApi(
 ): Promise<FakeHttpApi> {
   const requests: RecordedRequest[] = [];
   const failures: PlannedFailure[] = [];
+  const losing: string[] = [];
+  /** Answers to requests that carried an Idempotency-Key, replayed to a repeat of the key. */
+  const replays = new Map<string, ApiAnswer>();
   const server = createServer((request, response) => {
     readBody(request)
       .then((body) => {
@@ -100,7 +109,17 @@ export async function startFakeHttpApi(
           answer(response, { status: failure!.status, body: failureBody(failure!.status) });
           return;
         }
-        answer(response, route({ ...recorded, credential: bearer(authorization) }));
+        const key = typeof headers['idempotency-key'] === 'string' ? headers['idempotency-key'] : undefined;
+        const replayed = key === undefined ? undefined : replays.get(key);
+        const result = replayed ?? route({ ...recorded, credential: bearer(authorization) });
+        if (key !== undefined && replayed === undefined) replays.set(key, result);
+        const lost = losing.indexOf(recorded.method);
+        if (lost >= 0) {
+          losing.splice(lost, 1);
+          response.socket?.destroy();
+          return;
+        }
+        answer(response, result);
       })
       .catch(() => response.writeHead(500).end());
   });
@@ -110,6 +129,7 @@ export async function startFakeHttpApi(
     url: `http://127.0.0.1:${port}`,
     requests,
     failNext: (method, status, pathPrefix, page) => failures.push({ method, status, pathPrefix, page }),
+    loseNextAnswer: (method) => losing.push(method),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

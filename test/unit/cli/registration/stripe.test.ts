@@ -67,6 +67,19 @@ describe('stripeRegistrar', () => {
     expect(held.enabled_events).toEqual(['*']);
   });
 
+  it('sends a create whose answer was lost again with the same idempotency key, and gets the secret of the one endpoint made', async () => {
+    api.loseNextAnswer('POST');
+    const created = await registrar().create({ url: URL_ });
+    expect(api.endpoints()).toHaveLength(1);
+    const held = api.endpoints()[0]!;
+    expect(created.endpoint.id).toBe(held.id);
+    expect(created.secret).toBe(held.secret);
+    const creates = api.requests.filter((each) => each.method === 'POST');
+    expect(creates).toHaveLength(2);
+    expect(creates[0]!.headers['idempotency-key']).toMatch(/^webhook-inbox-/);
+    expect(creates[1]!.headers['idempotency-key']).toBe(creates[0]!.headers['idempotency-key']);
+  });
+
   it('subscribes to the events named, when some are', async () => {
     const created = await registrar().create({ url: URL_, events: ['charge.succeeded', 'invoice.paid'] });
     expect(created.endpoint.events).toEqual(['charge.succeeded', 'invoice.paid']);
