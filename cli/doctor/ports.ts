@@ -1,29 +1,15 @@
 // What the doctor's checks act through. The command wires the adapters (lambdas/adapters) to a deployed
 // stack; tests pass the emulators' adapters or small fakes. The checks themselves never build a client.
 import type { Config, ForwardDestination } from '../../config';
+// The adapter's own result types: a type-only import, so the checks load no SDK.
+import type { AlarmActionRecord, AlarmState, AlarmSummary } from '../../lambdas/adapters/cloudwatch-alarms';
 import type { InboxRecord } from '../../lambdas/core/inbox';
 import type { HttpResult } from '../delivery';
 import type { TestOutcome } from '../destination-test';
 import type { ProcessedOnceTiming } from '../processed-once';
 import type { Target } from '../target-types';
 
-export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
-
-export interface AlarmSummary {
-  name: string;
-  state: AlarmState;
-  /** Why it is in that state: the doctor's own reason until the alarm's next evaluation replaces it. */
-  stateReason: string;
-  actionsEnabled: boolean;
-  alarmActions: string[];
-  okActions: string[];
-}
-
-export interface AlarmActionRecord {
-  timestampMs: number;
-  summary: string;
-  data: string;
-}
+export type { AlarmActionRecord, AlarmState, AlarmSummary } from '../../lambdas/adapters/cloudwatch-alarms';
 
 /** CloudWatch, as lambdas/adapters/cloudwatch-alarms.ts gives it. */
 export interface AlarmOps {

@@ -13,6 +13,7 @@ export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
 export interface AlarmSummary {
   name: string;
   state: AlarmState;
+  /** Why it is in that state: the doctor's own reason until the alarm's next evaluation replaces it. */
   stateReason: string;
   actionsEnabled: boolean;
   alarmActions: string[];
