@@ -21,16 +21,25 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(cwd: string, args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+/**
+ * The real command as a user runs it. `io.input` is piped to its standard input (the commands that read a
+ * credential or a secret there, never from argv); `io.env` adds variables, or removes those set undefined.
+ */
+export function runCli(
+  cwd: string,
+  args: string[],
+  io: { input?: string; env?: Record<string, string | undefined> } = {},
+): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...io.env };
   // npm sets INIT_CWD to where `npm test` ran; the CLI would look for the project there instead of cwd.
   delete env.INIT_CWD;
   delete env.FORCE_COLOR;
   // Set for the test workers (vitest.config.ts); a user's shell has no such variable, and the command must
   // keep the SDK's Node 22 notice quiet by itself (cli/bin.mjs).
   delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  for (const [key, value] of Object.entries(io.env ?? {})) if (value === undefined) delete env[key];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -48,6 +57,8 @@ export function runCli(cwd: string, args: string[]): Promise<CliResult> {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // Without input the command reads an empty, closed standard input, as it would from /dev/null.
+    child.stdin.end(io.input ?? '');
   });
 }
 
