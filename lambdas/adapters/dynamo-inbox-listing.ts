@@ -27,7 +27,7 @@ import {
 } from '../../config/list-index';
 import { type InboxRecord, type InboxStatus, isExpired } from '../core/inbox';
 import { callDependency, isAwsError } from './dependency-call';
-import { STATUS_NAME } from './dynamo-claims';
+import { STATUS_NAME } from './dynamo-expression';
 import { fromInboxItem, type Item, toAttributes } from './inbox-item';
 
 export interface ListFilter {

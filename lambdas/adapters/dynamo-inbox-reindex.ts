@@ -3,10 +3,11 @@
 // once after upgrading a deployed stack (`webhook-inbox deliveries reindex`); new records get their keys
 // from the claim.
 import { type DynamoDBClient, ScanCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { LIST_INDEX, listKeyOf, listSortOf } from '../../config/list-index';
+import { LIST_INDEX } from '../../config/list-index';
 import type { InboxStatus } from '../core/inbox';
+import { TRANSITIONS } from '../core/lifecycle/transitions';
 import { callDependency, conditionalWrite } from './dependency-call';
-import { STATUS_NAME } from './dynamo-claims';
+import { renderTransition, STATUS_NAME } from './dynamo-expression';
 import { type Item, toAttributes } from './inbox-item';
 
 export interface ReindexSummary {
@@ -50,15 +51,7 @@ export async function reindexInbox(
           new UpdateItemCommand({
             TableName: tableName,
             Key: toAttributes({ pk }),
-            UpdateExpression: 'SET listKey = :listKey, listSort = :listSort',
-            ConditionExpression:
-              'attribute_exists(pk) AND #status = :status AND attribute_not_exists(listSort)',
-            ExpressionAttributeNames: STATUS_NAME,
-            ExpressionAttributeValues: toAttributes({
-              ':listKey': listKeyOf(pk, status),
-              ':listSort': listSortOf(receivedAt, pk),
-              ':status': status,
-            }),
+            ...renderTransition(TRANSITIONS.reindex, { pk, status, receivedAt }),
           }),
         ),
       );

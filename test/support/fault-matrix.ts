@@ -31,6 +31,7 @@ import { sqsRecordFrom } from '../../local/sqs-event-source';
 import type { EmulatorContext } from './emulators';
 import { type AttemptFault, type Fault, injectAttemptFault, injectFault, throttled } from './faults';
 import { CapturingLogger, StaticSecrets, signedEvent } from './pipeline';
+import { isDeadLetterMark, isLease, isProcessedMark } from './rendered-writes';
 import type { StrictSqsStats } from './strict-sqs';
 
 // Three writes a delivery (claim, lease, processed mark) and the calls between them: verify writes no
@@ -163,9 +164,6 @@ function injectOnClient(
   });
 }
 
-const updateIs = (prefix: string) => (input: Record<string, unknown>) =>
-  str(input.UpdateExpression).includes(prefix);
-
 interface Injected {
   /** The S3 transport for the s3-put row. */
   transport?: RequestHandlerLike;
@@ -176,8 +174,8 @@ interface Injected {
 function installFault(cell: Cell, clients: AwsClients, handlerFaults: () => number): Injected {
   const { op, fault } = cell;
   const on = (injected: Fault): Injected => ({ failures: () => injected.failures });
-  const onUpdate = (expression: string) =>
-    on(injectOnClient(clients.dynamodb, 'UpdateItemCommand', fault, pkOf, updateIs(expression)));
+  const onUpdate = (is: (input: Record<string, unknown>) => boolean) =>
+    on(injectOnClient(clients.dynamodb, 'UpdateItemCommand', fault, pkOf, is));
   switch (op) {
     case 'claim':
       return on(injectOnClient(clients.dynamodb, 'PutItemCommand', fault, pkOf));
@@ -192,11 +190,11 @@ function installFault(cell: Cell, clients: AwsClients, handlerFaults: () => numb
     case 'payload load':
       return on(injectOnClient(clients.s3, 'GetObjectCommand', fault, (input) => str(input.Key)));
     case 'lease':
-      return onUpdate('leaseMessageId = :messageId');
+      return onUpdate(isLease);
     case 'mark':
-      return onUpdate('#status = :processed');
+      return onUpdate(isProcessedMark);
     case 'dead-letter':
-      return onUpdate('deadLetterMessageId = :messageId');
+      return onUpdate(isDeadLetterMark);
     case 'handler':
       return { failures: handlerFaults };
   }

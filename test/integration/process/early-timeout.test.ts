@@ -9,6 +9,7 @@ import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
 import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
+import { isLease } from '../../support/rendered-writes';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config, strictSqs: true });
@@ -36,8 +37,7 @@ async function deliver(id: string) {
 }
 
 const isLeaseOf = (dedupKey: string) => (input: Record<string, unknown>) =>
-  String(input.UpdateExpression ?? '').includes('leaseMessageId') &&
-  JSON.stringify(input.Key).includes(`standard-webhooks#${dedupKey}`);
+  isLease(input) && JSON.stringify(input.Key).includes(`standard-webhooks#${dedupKey}`);
 
 describe('processor: the early timeout hands back what never started', () => {
   it('reports the unstarted record as a failure, makes it visible at once, and keeps the finished one', async () => {

@@ -27,6 +27,7 @@ import {
   processHandlerFor,
   TestClock,
 } from '../../support/pipeline';
+import { isDeadLetterMark, isFailedMark, isLease, isProcessedMark } from '../../support/rendered-writes';
 
 const config = parseConfig({
   providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } },
@@ -70,14 +71,6 @@ function sourceFor(
   const processor = processHandlerFor(ctx, resources, handlers, { config, ...overrides });
   return { ...processor, source: eventSourceFor(ctx, resources, processor.handler) };
 }
-
-/** Matches the lease's UpdateItem (and no other write) for one delivery. */
-const isLease = (input: Record<string, unknown>) =>
-  String(input.UpdateExpression ?? '').includes('leaseMessageId');
-const isProcessedMark = (input: Record<string, unknown>) =>
-  String(input.UpdateExpression ?? '').startsWith('SET #status = :processed');
-const isDeadLetterMark = (input: Record<string, unknown>) =>
-  String(input.UpdateExpression ?? '').includes('deadLetterMessageId = :messageId');
 
 describe('processor: its own lease, retried by the SDK', () => {
   it('runs the handler on the first receive when the lease was applied and its answer lost (not lease_held)', async () => {
@@ -363,7 +356,7 @@ describe('processor: giving up is never half done', () => {
     const markFailed = faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       times: 1,
-      match: (input) => String(input.UpdateExpression ?? '').startsWith('SET #status = :failed'),
+      match: (input) => isFailedMark(input),
     });
     const { source, logger } = shortLeaseSource(handlers);
     await drainQueue(ctx, resources, source);
@@ -382,7 +375,9 @@ describe('processor: what verify accepts, the processor parses', () => {
     const { source, logger } = sourceFor(handlers);
     await drainQueue(ctx, resources, source);
     expect(runs).toEqual(['msg_bom']);
-    expect(logger.lines.map((line) => line.attributes.outcome)).toEqual(['processed']);
+    // The SQS double may hand the message out twice, as SQS may; the second copy is skipped.
+    const outcomes = logger.lines.map((line) => line.attributes.outcome);
+    expect(outcomes.filter((outcome) => outcome !== 'duplicate_skipped')).toEqual(['processed']);
   });
 });
 

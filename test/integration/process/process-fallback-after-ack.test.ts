@@ -11,6 +11,7 @@ import { sqsRecordFrom } from '../../../local/sqs-event-source';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest } from '../../support/faults';
 import { deliverSigned, effectCounter, endingIn, processHandlerFor } from '../../support/pipeline';
+import { isLease, isProcessedMark } from '../../support/rendered-writes';
 
 const config = parseConfig({ providers: { 'standard-webhooks': { scheme: 'standard-webhooks' } } });
 const ctx = useEmulators({ config, strictSqs: true });
@@ -38,15 +39,13 @@ describe('processor last-resort answer after a partial success', () => {
     // msg_ran: the effect runs, every processed mark fails (acknowledged with markFailed).
     faultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
-      match: (input) =>
-        keyIs('msg_ran')(input) && String(input.UpdateExpression ?? '').includes(':processed'),
+      match: (input) => keyIs('msg_ran')(input) && isProcessedMark(input),
     });
     // msg_stuck: its lease never answers (never starts), and handing it back hangs.
     attemptFaultForTest(ctx.clients.dynamodb, {
       commands: 'UpdateItemCommand',
       fault: 'hang-before',
-      match: (input) =>
-        keyIs('msg_stuck')(input) && String(input.UpdateExpression ?? '').includes('leaseMessageId'),
+      match: (input) => keyIs('msg_stuck')(input) && isLease(input),
     });
     attemptFaultForTest(ctx.clients.sqs, {
       commands: 'ChangeMessageVisibilityCommand',

@@ -1,0 +1,653 @@
+// The delivery record's life, written once: every transition an actor may make, with its precondition,
+// its writes and its listing-index effect. The DynamoDB adapters render each transition's condition and
+// update from here (adapters/dynamo-expression.ts), the core's classifications evaluate the same
+// predicates in memory (evaluate.ts), and the README's state table is generated from TRANSITIONS.
+import { listKeyOf, listSortOf } from '../../../config/list-index';
+import type { ArchiveFacts } from '../archive';
+import { type AttemptOutcome, formatAttemptEntry } from '../attempt-log';
+import { UNKNOWN_EVENT_TYPE } from '../envelope';
+import {
+  ALWAYS,
+  all,
+  any,
+  appendTo,
+  beginsWith,
+  type Condition,
+  contains,
+  eq,
+  exists,
+  gte,
+  isIn,
+  lt,
+  missing,
+  ne,
+  not,
+  setIfMissing,
+  setTo,
+  sizeIs,
+  type Update,
+  update,
+} from './expression';
+
+export const STATUSES = [
+  'claimed',
+  'enqueued',
+  'processing',
+  'processed',
+  'failed',
+  'dead-lettered',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** What each status means, for the README's table. */
+export const STATUS_MEANINGS: Readonly<Record<Status, string>> = {
+  claimed: 'verify holds the claim under a lease while it sends the message',
+  enqueued: 'a message is on the main queue (sent by verify, a replay or a redrive)',
+  processing: 'a processor worker holds the lease and runs the handlers',
+  processed: 'the handlers succeeded; later copies are skipped',
+  failed: 'a receive failed; SQS hands the message out again after its backoff',
+  'dead-lettered': 'given up; the message is left to the redrive policy and reaches the DLQ',
+};
+
+export const ACTORS = ['verify', 'processor', 'replay', 'redrive', 'operator', 'forwarder'] as const;
+export type Actor = (typeof ACTORS)[number];
+
+/** The key attribute, and the attributes every transition names. */
+const PK = 'pk';
+const STATUS = 'status';
+const TOKEN = 'processingToken';
+
+/** How long past its end an operator's tool counts a processing lease as lapsed (core/inbox.ts). */
+export const OPERATOR_LEASE_MARGIN_MS = 15 * 60_000;
+
+// --- Predicates shared by transitions and by the core's classifications ----------------------------------
+
+/** The record names the same event type; no type and `unknown` are one (they route alike). */
+export function sameType(eventType: string | undefined): Condition {
+  const type = eventType ?? UNKNOWN_EVENT_TYPE;
+  return type === UNKNOWN_EVENT_TYPE
+    ? any(missing('eventType'), eq('eventType', type))
+    : eq('eventType', type);
+}
+
+/** The same bytes under the same event type. */
+export function sameDelivery(payloadSha256: string, eventType: string | undefined): Condition {
+  return all(eq('payloadSha256', payloadSha256), sameType(eventType));
+}
+
+/** A lease (claim or processing) that has lapsed by `nowMs`; a record without one counts as lapsed only where said. */
+const leaseLapsed = (nowMs: number) => lt('leaseUntil', nowMs);
+
+/** Our own processing lease: the token we took it with. */
+export const ownLease = (token: string): Condition => eq(TOKEN, token);
+
+/**
+ * This very message was given up on already: it is on its way to the DLQ and must not run, whatever
+ * another copy of the delivery did since.
+ */
+export function draining(messageId: string): Condition {
+  return any(
+    all(eq(STATUS, 'dead-lettered'), eq('deadLetterMessageId', messageId)),
+    contains('givenUpMessageIds', messageId),
+  );
+}
+
+/**
+ * Nothing will move the record on by itself, as an operator judges it: processed, dead-lettered, or a
+ * processing lease that lapsed `OPERATOR_LEASE_MARGIN_MS` ago by the operator's clock.
+ */
+export function settledForOperator(nowMs: number): Condition {
+  return any(
+    isIn(STATUS, ['processed', 'dead-lettered']),
+    all(
+      eq(STATUS, 'processing'),
+      any(missing('leaseUntil'), lt('leaseUntil', nowMs - OPERATOR_LEASE_MARGIN_MS)),
+    ),
+  );
+}
+
+/** The statuses a record keeps while its message is (or should be) on its way to the processor. */
+export const STRANDABLE_STATUSES = ['failed', 'claimed', 'enqueued'] as const;
+
+/**
+ * The record's times that each put a message on the main queue, or saw one there: a receive that failed
+ * (failedAt), the verify send or a replay (enqueuedAt, lastReplayedAt), a redrive (redrivenAt), the claim
+ * (receivedAt).
+ */
+export const TRANSITION_TIMES = [
+  'failedAt',
+  'enqueuedAt',
+  'redrivenAt',
+  'lastReplayedAt',
+  'receivedAt',
+] as const;
+
+/**
+ * Stranded: strandable, with every transition before `beforeIso`, so its message cannot be on the main
+ * queue any more. ISO times in one format compare as strings.
+ */
+export function stranded(beforeIso: string): Condition {
+  return all(
+    isIn(STATUS, STRANDABLE_STATUSES),
+    ...TRANSITION_TIMES.map((name) =>
+      name === 'receivedAt' ? lt(name, beforeIso) : any(missing(name), lt(name, beforeIso)),
+    ),
+  );
+}
+
+/** The record's lifetime is over (TTL only lags): `expiresAt` is in epoch seconds. */
+export const expired = (nowMs: number): Condition => lt('expiresAt', Math.floor(nowMs / 1000));
+
+// --- Transition parameters --------------------------------------------------------------------------------
+
+export interface ClaimParams {
+  nowMs: number;
+  payloadSha256: string;
+  eventType?: string;
+}
+
+export interface LeaseParams {
+  pk: string;
+  token: string;
+  messageId: string;
+  receiveCount: number;
+  payloadSha256: string;
+  eventType: string;
+  nowMs: number;
+  leaseMs: number;
+  /** Written only where the record has none: a record TTL deleted is recreated from the message. */
+  seed: Readonly<Record<string, string | number | undefined>>;
+  archive?: ArchiveFacts;
+}
+
+/** What a lease writes only where the record has none: the message's own facts. */
+const SEED_ATTRIBUTES = [
+  'provider',
+  'dedupKey',
+  'payloadSha256',
+  'eventType',
+  'deliveryId',
+  'expiresAt',
+  'dedupUntil',
+] as const;
+
+export interface MarkFailedParams {
+  pk: string;
+  token: string;
+  errorCode: string;
+  nowMs: number;
+  receiveCount?: number;
+}
+
+export interface MarkDeadLetteredParams extends MarkFailedParams {
+  errorDetail?: string;
+  messageId: string;
+}
+
+export interface ReplayParams {
+  /** The record as read and judged replayable. */
+  seen: Readonly<Record<string, unknown>> & { pk: string; payloadSha256: string };
+  nowMs: number;
+  by?: string;
+  strandedBeforeMs: number;
+  token: string;
+}
+
+/** What markReplayed sets or removes besides the status and the histories: the undo restores them. */
+export const REPLAY_MARKED = [
+  'enqueuedAt',
+  'lastReplayedAt',
+  'lastReplayedBy',
+  'forwardedAt',
+  'leaseUntil',
+  'processingToken',
+  'replays',
+  'replayToken',
+] as const;
+
+export const FORWARD_PREFIX = 'forward:';
+
+/** The attributes archive facts are stored under (archiveBody is binary in DynamoDB). */
+function archiveSets(facts: ArchiveFacts | undefined, keep: boolean) {
+  if (!facts) return [];
+  return Object.entries(facts)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([name, value]) => (keep ? setIfMissing(name, value) : setTo(name, value)));
+}
+
+function attempt(at: string, errorCode: string, receiveCount: number | undefined, outcome: AttemptOutcome) {
+  return appendTo('attemptLog', [formatAttemptEntry({ at, errorCode, receiveCount, outcome })]);
+}
+
+// --- The transitions --------------------------------------------------------------------------------------
+
+/** One transition: who makes it, from which statuses to which, and the write as data. */
+export interface Transition<P> {
+  actor: Actor;
+  /** Statuses it may start from (`none`: no record yet), for the README's table. */
+  from: readonly (Status | 'none')[];
+  to: Status | 'unchanged';
+  /** What it does to the record's place in the listing index (config/list-index.ts). */
+  index: string;
+  summary: string;
+  condition(params: P): Condition;
+  update(params: P): Update;
+}
+
+function define<P>(transition: Transition<P>): Transition<P> {
+  return transition;
+}
+
+const ALL_FROM: readonly Status[] = STATUSES;
+
+export const TRANSITIONS = {
+  /**
+   * Verify's claim, a conditional put of the whole new record. A lapsed claim may be retaken only by the
+   * same bytes under the same type. A record past its dedup window but kept for the archive is retaken
+   * only once nothing works on it: a replay or redrive of an old delivery must not be overwritten by a
+   * provider's resend, which would take its lease away. A record past `expiresAt` is gone.
+   */
+  claim: define<ClaimParams>({
+    actor: 'verify',
+    from: ['none', 'claimed', 'processed', 'dead-lettered', 'processing'],
+    to: 'claimed',
+    index: 'enters its home partition',
+    summary: 'claim the dedup key for these bytes',
+    condition: ({ nowMs, payloadSha256, eventType }) =>
+      any(
+        missing(PK),
+        expired(nowMs),
+        all(
+          lt('dedupUntil', Math.floor(nowMs / 1000)),
+          any(
+            isIn(STATUS, ['processed', 'dead-lettered']),
+            all(isIn(STATUS, ['claimed', 'processing']), leaseLapsed(nowMs)),
+          ),
+        ),
+        all(eq(STATUS, 'claimed'), leaseLapsed(nowMs), sameDelivery(payloadSha256, eventType)),
+      ),
+    // The put writes the whole record (core/inbox.ts newClaimRecord); nothing is updated.
+    update: () => update({}),
+  }),
+
+  /** Verify's own claim, found by an SDK retry of its applied put. */
+  ownClaim: define<{ claimToken: string }>({
+    actor: 'verify',
+    from: ['claimed'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'recognise our own claim',
+    condition: ({ claimToken }) => all(eq('claimToken', claimToken), eq(STATUS, 'claimed')),
+    update: () => update({}),
+  }),
+
+  /**
+   * Verify's release when the send failed: the claim lease lapses and the record stays, so other bytes
+   * under the same id are not let in as new; the same bytes retake it at once.
+   */
+  release: define<{ claimToken: string }>({
+    actor: 'verify',
+    from: ['claimed'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'let the lease lapse after a failed send',
+    condition: ({ claimToken }) => all(eq('claimToken', claimToken), eq(STATUS, 'claimed')),
+    update: () => update({ set: [setTo('leaseUntil', 0)] }),
+  }),
+
+  /**
+   * The processor's lease. Not processed, the same bytes and type, not this very message given up
+   * already, and no live worker on it. A live *claim* lease does not block (the message exists). Our own
+   * token is an SDK retry of this update. Anyone else's live lease is respected, even one taken for this
+   * same message: SQS may hand a message out twice at once.
+   */
+  lease: define<LeaseParams>({
+    actor: 'processor',
+    from: ['none', 'claimed', 'enqueued', 'processing', 'failed', 'dead-lettered'],
+    to: 'processing',
+    index: 'home partition; a recreated record enters it',
+    summary: 'take the processing lease for one receive',
+    condition: (p) =>
+      any(
+        missing(PK),
+        all(
+          ne(STATUS, 'processed'),
+          sameDelivery(p.payloadSha256, p.eventType),
+          not(draining(p.messageId)),
+          any(ne(STATUS, 'processing'), leaseLapsed(p.nowMs), ownLease(p.token)),
+        ),
+      ),
+    update: (p) => {
+      const receivedAt = new Date(p.nowMs).toISOString();
+      const seed: Record<string, string | number | undefined> = { receivedAt, attempts: 0 };
+      for (const name of SEED_ATTRIBUTES) if (p.seed[name] !== undefined) seed[name] = p.seed[name];
+      return update({
+        set: [
+          setTo(STATUS, 'processing'),
+          setTo(TOKEN, p.token),
+          setTo('leaseUntil', p.nowMs + p.leaseMs),
+          setTo('leaseMessageId', p.messageId),
+          setTo('messageId', p.messageId),
+          setTo('leaseReceiveCount', p.receiveCount),
+          ...Object.entries(seed)
+            .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+            .map(([name, value]) => setIfMissing(name, value)),
+          setTo('listKey', listKeyOf(p.pk, 'processing')),
+          setIfMissing('listSort', listSortOf(receivedAt, p.pk)),
+          ...archiveSets(p.archive, true),
+        ],
+      });
+    },
+  }),
+
+  /**
+   * Drops the oldest attempts under our fresh lease, conditioned on the length read, so a concurrent
+   * change is never cut twice.
+   */
+  trimAttempts: define<{ token: string; length: number; excess: number }>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'trim the attempt log to its cap',
+    condition: ({ token, length }) => all(ownLease(token), sizeIs('attemptLog', length)),
+    update: ({ excess }) => update({ remove: Array.from({ length: excess }, (_, i) => `attemptLog[${i}]`) }),
+  }),
+
+  /** The token stays, so an SDK retry of this applied mark finds it and applies again. */
+  markProcessed: define<{ token: string; nowMs: number }>({
+    actor: 'processor',
+    from: ['processing', 'processed'],
+    to: 'processed',
+    index: 'none',
+    summary: 'the handlers succeeded',
+    condition: ({ token }) => ownLease(token),
+    update: ({ nowMs }) =>
+      update({
+        set: [setTo(STATUS, 'processed'), setTo('processedAt', new Date(nowMs).toISOString())],
+        remove: ['leaseUntil'],
+      }),
+  }),
+
+  markArchived: define<{ token: string; facts: ArchiveFacts }>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'name the archived object',
+    condition: ({ token }) => ownLease(token),
+    update: ({ facts }) => update({ set: archiveSets(facts, false) }),
+  }),
+
+  markForwarded: define<{ token: string; nowMs: number }>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'unchanged',
+    index: 'none',
+    summary: "the destinations' copies are queued",
+    condition: ({ token }) => ownLease(token),
+    update: ({ nowMs }) => update({ set: [setTo('forwardedAt', new Date(nowMs).toISOString())] }),
+  }),
+
+  /**
+   * Hands the lease back: lapsed rather than removed (the lease condition compares leaseUntil, and a
+   * missing one would block the next receive); the token goes, so a late SDK retry is refused.
+   */
+  releaseLease: define<{ token: string }>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'hand the lease back unprocessed',
+    condition: ({ token }) => all(ownLease(token), eq(STATUS, 'processing')),
+    update: () => update({ set: [setTo('leaseUntil', 0)], remove: [TOKEN] }),
+  }),
+
+  markFailed: define<MarkFailedParams>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'failed',
+    index: 'moves to the failed partition',
+    summary: 'a receive failed; SQS retries it',
+    condition: ({ token }) => ownLease(token),
+    update: (p) => {
+      const at = new Date(p.nowMs).toISOString();
+      return update({
+        set: [
+          setTo(STATUS, 'failed'),
+          setTo('lastErrorCode', p.errorCode),
+          setTo('failedAt', at),
+          setTo('listKey', listKeyOf(p.pk, 'failed')),
+          attempt(at, p.errorCode, p.receiveCount, 'failed'),
+        ],
+        remove: ['leaseUntil', TOKEN, 'lastErrorDetail'],
+        add: [{ path: 'attempts', value: 1 }],
+      });
+    },
+  }),
+
+  /**
+   * The give-up: the message is left to the redrive policy. Idempotent under an SDK retry: the retry's
+   * condition fails and the record is found exactly as this update left it (givenUp).
+   */
+  markDeadLettered: define<MarkDeadLetteredParams>({
+    actor: 'processor',
+    from: ['processing'],
+    to: 'dead-lettered',
+    index: 'moves to the dead-lettered partition',
+    summary: 'give up; the message goes to the DLQ',
+    condition: ({ token }) => ownLease(token),
+    update: (p) => {
+      const at = new Date(p.nowMs).toISOString();
+      return update({
+        set: [
+          setTo(STATUS, 'dead-lettered'),
+          setTo('lastErrorCode', p.errorCode),
+          setTo('deadLetterMessageId', p.messageId),
+          setTo('deadLetteredAt', at),
+          setTo('listKey', listKeyOf(p.pk, 'dead-lettered')),
+          attempt(at, p.errorCode, p.receiveCount, 'dead-lettered'),
+          ...(p.errorDetail === undefined ? [] : [setTo('lastErrorDetail', p.errorDetail)]),
+        ],
+        remove: ['leaseUntil', TOKEN, ...(p.errorDetail === undefined ? ['lastErrorDetail'] : [])],
+        add: [
+          { path: 'attempts', value: 1 },
+          { path: 'givenUpMessageIds', value: { stringSet: [p.messageId] } },
+        ],
+      });
+    },
+  }),
+
+  /**
+   * A message moved back from the DLQ: the record is `enqueued` again, only if still as the give-up left
+   * it (dead-lettered before the move began, failed, or a lease that lapsed well past its end by the
+   * operator's clock). A processed record stays processed, and a live lease stays with its holder.
+   */
+  markRequeued: define<{ pk: string; nowMs: number; movedSinceMs: number }>({
+    actor: 'redrive',
+    from: ['dead-lettered', 'failed', 'claimed', 'processing'],
+    to: 'enqueued',
+    index: 'back to its home partition',
+    summary: 'a dead letter moved back to the main queue',
+    condition: ({ nowMs, movedSinceMs }) =>
+      all(
+        exists(PK),
+        any(
+          all(
+            eq(STATUS, 'dead-lettered'),
+            any(missing('deadLetteredAt'), lt('deadLetteredAt', new Date(movedSinceMs).toISOString())),
+          ),
+          eq(STATUS, 'failed'),
+          all(
+            isIn(STATUS, ['claimed', 'processing']),
+            any(missing('leaseUntil'), lt('leaseUntil', nowMs - OPERATOR_LEASE_MARGIN_MS)),
+          ),
+        ),
+      ),
+    // The moved messages start a new round: the copies given up before it are in the DLQ or moved.
+    update: ({ pk }) =>
+      update({
+        set: [setTo(STATUS, 'enqueued'), setTo('listKey', listKeyOf(pk, 'enqueued'))],
+        remove: ['leaseUntil', TOKEN, 'givenUpMessageIds'],
+      }),
+  }),
+
+  /** When an operator moved the delivery back from the DLQ, for its timeline: a fact either way. */
+  noteRedriven: define<{ nowMs: number }>({
+    actor: 'redrive',
+    from: ALL_FROM,
+    to: 'unchanged',
+    index: 'none',
+    summary: 'note the redrive time',
+    condition: () => exists(PK),
+    update: ({ nowMs }) => update({ set: [setTo('redrivenAt', new Date(nowMs).toISOString())] }),
+  }),
+
+  /**
+   * An operator's replay: settled or stranded, the same bytes, not expired, and each destination's
+   * history as read. The record becomes `enqueued`, counted and signed, and forgets its fan-out.
+   */
+  markReplayed: define<ReplayParams>({
+    actor: 'replay',
+    from: ALL_FROM,
+    to: 'enqueued',
+    index: 'back to its home partition',
+    summary: 'an operator sends the archived bytes again',
+    condition: (p) => {
+      const forwards = Object.keys(p.seen).filter((name) => name.startsWith(FORWARD_PREFIX));
+      return all(
+        eq('payloadSha256', p.seen.payloadSha256),
+        gte('expiresAt', Math.floor(p.nowMs / 1000)),
+        any(settledForOperator(p.nowMs), stranded(new Date(p.strandedBeforeMs).toISOString())),
+        ...forwards.map((name) => eq(name, String(p.seen[name]))),
+      );
+    },
+    update: (p) => {
+      const at = new Date(p.nowMs).toISOString();
+      const forwards = Object.keys(p.seen).filter((name) => name.startsWith(FORWARD_PREFIX));
+      return update({
+        set: [
+          setTo(STATUS, 'enqueued'),
+          setTo('enqueuedAt', at),
+          setTo('lastReplayedAt', at),
+          setTo('listKey', listKeyOf(p.seen.pk, 'enqueued')),
+          setTo('replayToken', p.token),
+          ...(p.by === undefined ? [] : [setTo('lastReplayedBy', p.by)]),
+        ],
+        remove: ['forwardedAt', 'leaseUntil', TOKEN, ...forwards],
+        add: [{ path: 'replays', value: 1 }],
+      });
+    },
+  }),
+
+  /** An SDK retry of the replay's own applied mark is known by its token. */
+  ownReplay: define<{ token: string }>({
+    actor: 'replay',
+    from: ['enqueued'],
+    to: 'unchanged',
+    index: 'none',
+    summary: 'recognise our own replay mark',
+    condition: ({ token }) => all(eq(STATUS, 'enqueued'), eq('replayToken', token)),
+    update: () => update({}),
+  }),
+
+  /**
+   * Undoes the replay's mark when its message could not be sent: only our own mark, and every attribute
+   * it set or removed back as `seen` had it, the lease above all.
+   */
+  unmarkReplayed: define<{
+    seen: Readonly<Record<string, unknown>> & { pk: string; status: Status };
+    replayedAtMs: number;
+  }>({
+    actor: 'replay',
+    from: ['enqueued'],
+    to: 'unchanged',
+    index: 'back to the partition it had',
+    summary: 'undo a replay whose send failed',
+    condition: ({ replayedAtMs }) =>
+      all(eq(STATUS, 'enqueued'), eq('lastReplayedAt', new Date(replayedAtMs).toISOString())),
+    update: ({ seen }) => {
+      const restored = REPLAY_MARKED.filter((name) => seen[name] !== undefined);
+      const removed = REPLAY_MARKED.filter((name) => seen[name] === undefined);
+      return update({
+        set: [
+          setTo(STATUS, seen.status),
+          setTo('listKey', listKeyOf(seen.pk, seen.status)),
+          ...restored.map((name) => setTo(name, seen[name] as string | number)),
+        ],
+        remove: removed,
+      });
+    },
+  }),
+
+  /** Gives an old record its place in the listing index, conditioned on the status read. */
+  reindex: define<{ pk: string; status: Status; receivedAt: string }>({
+    actor: 'operator',
+    from: ALL_FROM,
+    to: 'unchanged',
+    index: 'enters the partition of its status',
+    summary: 'backfill the listing index',
+    condition: ({ status }) => all(exists(PK), eq(STATUS, status), missing('listSort')),
+    update: ({ pk, status, receivedAt }) =>
+      update({
+        set: [setTo('listKey', listKeyOf(pk, status)), setTo('listSort', listSortOf(receivedAt, pk))],
+      }),
+  }),
+
+  /**
+   * A destination's history, one attribute per destination. Conditioned on the record existing and on
+   * the history being as the forwarder read it (`previous`), so two copies attempted at once cannot
+   * overwrite each other's attempts; anything but a delivery never replaces a delivered history.
+   */
+  recordForward: define<{
+    attribute: string;
+    state: string;
+    delivered: boolean;
+    /** The history as read (undefined: none yet), when the write must find it unchanged. */
+    expect?: { previous: string | undefined };
+  }>({
+    actor: 'forwarder',
+    from: ALL_FROM,
+    to: 'unchanged',
+    index: 'none',
+    summary: "record one destination's attempt",
+    condition: ({ attribute, expect, delivered }) =>
+      all(
+        exists(PK),
+        ...(expect === undefined
+          ? []
+          : [expect.previous === undefined ? missing(attribute) : eq(attribute, expect.previous)]),
+        ...(delivered ? [] : [any(missing(attribute), not(beginsWith(attribute, DELIVERED_PREFIX)))]),
+      ),
+    update: ({ attribute, state }) => update({ set: [setTo(attribute, state)] }),
+  }),
+} as const;
+
+/** A delivered history's JSON starts so: the state is its first key. */
+export const DELIVERED_PREFIX = '{"state":"delivered"';
+
+export type TransitionName = keyof typeof TRANSITIONS;
+
+/** The README's state table, one row per transition. */
+export function transitionTable(): string {
+  const rows = Object.entries(TRANSITIONS).map(
+    ([name, t]) =>
+      `| ${t.actor} | \`${name}\` | ${t.from.join(', ')} | ${t.to} | ${t.index} | ${t.summary} |`,
+  );
+  return [
+    '| Actor | Transition | From | To | Listing index | What it means |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+/** The README's status list. */
+export function statusTable(): string {
+  return [
+    '| Status | Meaning |',
+    '|---|---|',
+    ...STATUSES.map((s) => `| \`${s}\` | ${STATUS_MEANINGS[s]} |`),
+  ].join('\n');
+}
+
+export { ALWAYS };
