@@ -58,7 +58,7 @@ export async function runRedrive(
     }
     return 0;
   }
-  const result =
+  const result: { moved: number; method: string; notMarked?: string } =
     target.kind === 'aws' ? await redriveOnAws(opened, options) : await redriveLocally(opened, options);
   const after = await ops.counts(target.dlqUrl);
   if (options.json) {
@@ -76,6 +76,7 @@ export async function runRedrive(
             'Follow them with `webhook-inbox deliveries list`.'
           : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
     );
+    if (result.notMarked) print(pc.yellow(result.notMarked));
     if (after.visible + after.inFlight > 0) {
       print(
         pc.dim(
@@ -228,10 +229,21 @@ const UNLISTED_TASK_WAIT_MS = 60_000;
 export async function redriveOnAws(
   opened: Opened,
   options: JsonOption & { maxPerSecond?: number; pollMs?: number; unlistedWaitMs?: number },
-): Promise<{ moved: number; method: string; taskHandle?: string }> {
+): Promise<{
+  moved: number;
+  method: string;
+  taskHandle?: string;
+  /** Records marked `enqueued`: those whose messages were seen gone from the DLQ. */
+  marked: number;
+  /** The messages seen before the move and still in the DLQ after it: `provider/dedupKey`, or the id. */
+  stillInDlq: string[];
+  /** Why some records were not marked, for the operator. */
+  notMarked?: string;
+}> {
   const { target, ops } = opened;
-  // What is there before the move: their records are marked once the task has completed, not before (a
-  // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
+  // What is there before the move: once the task has ended, the records of those no longer in the DLQ are
+  // marked, not before (a task SQS refuses, say because one is already running, must leave them saying
+  // dead-lettered), and not the others (a task that ended early left them where they were).
   const startedMs = Date.now();
   // A peek that could not see the whole DLQ in time leaves some records unmarked: the processor brings each
   // along when it takes the moved copy, so that is slower to show, not wrong.
@@ -274,13 +286,41 @@ export async function redriveOnAws(
       missing = 0;
       if (task.toMove !== undefined) total = task.toMove;
       bar?.progress(task.moved, total);
-      if (task.status === 'RUNNING') continue;
+      // A task being cancelled may still move what it has taken: it has ended once CANCELLED.
+      if (task.status === 'RUNNING' || task.status === 'CANCELLING') continue;
+      // The task's count is approximate and says nothing of which messages moved (it may end early, and
+      // messages come and go meanwhile): a record is marked only once its message is seen gone from the
+      // DLQ. A long-polled peek of the whole DLQ tells; a peek that could not see it whole tells nothing.
+      const afterMove = await ops.peekQueue(target.dlqUrl, {
+        limit: Math.min(Math.max((await ops.counts(target.dlqUrl)).visible, entries.length) + 100, 10_000),
+      });
+      const stillThere = new Set(afterMove.messages.map((m) => m.messageId));
+      const stayed = afterMove.whole ? entries.filter((e) => stillThere.has(e.messageId)) : [];
+      const gone = afterMove.whole ? entries.filter((e) => !stillThere.has(e.messageId)) : [];
+      let marked = 0;
+      for (const entry of gone) if (await markRequeued(opened, entry, startedMs)) marked++;
+      const named = stayed.map((e) =>
+        e.provider && e.dedupKey ? `${e.provider}/${e.dedupKey}` : e.messageId,
+      );
+      const notMarked = !afterMove.whole
+        ? 'the DLQ could not be read whole after the move, so no record was marked (the processor marks each as it takes its moved copy)'
+        : stayed.length > 0
+          ? `${stayed.length} message(s) are still in the DLQ, their records left as they were: ${named.slice(0, 20).join(', ')}${named.length > 20 ? ` and ${named.length - 20} more` : ''}`
+          : undefined;
       if (task.status === 'COMPLETED') {
-        for (const entry of entries) await markRequeued(opened, entry, startedMs);
-        return { moved: task.moved, method: 'StartMessageMoveTask', taskHandle };
+        return {
+          moved: task.moved,
+          method: 'StartMessageMoveTask',
+          taskHandle,
+          marked,
+          stillInDlq: named,
+          ...(notMarked === undefined ? {} : { notMarked }),
+        };
       }
       throw new CliError(
-        `the redrive task ended ${task.status} after ${task.moved} message(s)${task.failureReason ? `: ${task.failureReason}` : ''}`,
+        `the redrive task ended ${task.status} after moving ${task.moved}${task.toMove === undefined ? '' : ` of ${task.toMove}`} message(s)` +
+          `${task.failureReason ? `: ${task.failureReason}` : ''}; ${marked} record(s) marked enqueued` +
+          `${notMarked === undefined ? '' : `; ${notMarked}`}`,
         'run `webhook-inbox dlq redrive` again once the cause is fixed',
       );
     }

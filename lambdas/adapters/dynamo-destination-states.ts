@@ -1,6 +1,7 @@
 // Each destination's state (enabled or disabled, and why) and its hourly delivered/failed counts, as
 // items of the inbox table beside the deliveries (`destination#<id>`, `destination#<id>#<hour>`). They
 // have no `status` attribute, so delivery listings never show them.
+import { randomBytes } from 'node:crypto';
 import {
   BatchGetItemCommand,
   type DynamoDBClient,
@@ -11,11 +12,18 @@ import { destinationCountKey, destinationKey, HOUR_MS } from '../core/destinatio
 import type { DestinationCounts, DestinationStates, DestinationStatus } from '../core/destinations/ports';
 import type { Clock } from '../core/ports';
 import { systemClock } from '../core/ports';
-import { callDependency } from './dependency-call';
+import { callDependency, conditionalWrite } from './dependency-call';
 import { toAttributes } from './inbox-item';
 
 /** Hourly counts are kept two days: `destinations list` shows the last 24 hours. */
 const COUNT_TTL_SECONDS = 2 * 86_400;
+
+/**
+ * On an hour's count item, the attribute that holds the last count one writer (one adapter, built once per
+ * forwarder container) applied there: `seq:<writer>`. Kept short, as every write to the item is charged on
+ * its whole size.
+ */
+const WRITER_ATTRIBUTE_PREFIX = 'seq:';
 
 export interface DestinationStatesOptions {
   /**
@@ -29,6 +37,11 @@ export interface DestinationStatesOptions {
 export class DynamoDestinationStates implements DestinationStates {
   private readonly cache = new Map<string, { status: DestinationStatus; atMs: number }>();
   private readonly pending = new Map<string, Promise<DestinationStatus>>();
+  /** Each count item's last write from here, which the next one waits for. */
+  private readonly counting = new Map<string, Promise<void>>();
+  /** Random per adapter: a container that starts again counts under a new name, from 1. */
+  private readonly writerAttribute = `${WRITER_ATTRIBUTE_PREFIX}${randomBytes(6).toString('base64url')}`;
+  private sequence = 0;
   private readonly cacheMs: number;
   private readonly clock: Clock;
 
@@ -106,18 +119,53 @@ export class DynamoDestinationStates implements DestinationStates {
     this.cache.set(destinationId, { status, atMs: this.clock.now() });
   }
 
-  async count(destinationId: string, counts: DestinationCounts, nowMs: number): Promise<void> {
+  /**
+   * Adds to the hour's counts once, however often the write is sent. The SDK sends a write again when its
+   * answer is lost (a reset, a timeout, a 5xx), and an ADD it had applied would count twice; so each count
+   * carries this writer's next sequence number, and the write applies only above the last one this writer
+   * applied to the item. A refused write is a copy of one that applied: it has counted, and says so by
+   * returning. Other writers keep their own numbers, so concurrent counts from other forwarders all add.
+   * The item grows by one attribute (about 20 bytes) per writer that counted in the hour, not per count:
+   * a forwarder's containers in an hour, far below the 400 KB item limit.
+   */
+  count(destinationId: string, counts: DestinationCounts, nowMs: number): Promise<void> {
     const hourStartMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-    await callDependency('dynamodb', 'UpdateItem', () =>
+    const pk = destinationCountKey(destinationId, hourStartMs);
+    this.sequence += 1;
+    const sequence = this.sequence;
+    // One item's counts are written in the order of their numbers: a later number applied first would
+    // refuse an earlier one that never applied (local mode runs batches concurrently).
+    const previous = this.counting.get(pk) ?? Promise.resolve();
+    const writing = previous
+      .catch(() => undefined)
+      .then(() => this.writeCount(pk, counts, hourStartMs, sequence))
+      .finally(() => {
+        if (this.counting.get(pk) === writing) this.counting.delete(pk);
+      });
+    this.counting.set(pk, writing);
+    return writing;
+  }
+
+  private async writeCount(
+    pk: string,
+    counts: DestinationCounts,
+    hourStartMs: number,
+    sequence: number,
+  ): Promise<void> {
+    await conditionalWrite('UpdateItem', () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: toAttributes({ pk: destinationCountKey(destinationId, hourStartMs) }),
-          UpdateExpression: 'ADD delivered :delivered, failed :failed SET expiresAt = :expiresAt',
+          Key: toAttributes({ pk }),
+          UpdateExpression:
+            'ADD delivered :delivered, failed :failed SET expiresAt = :expiresAt, #writer = :sequence',
+          ConditionExpression: 'attribute_not_exists(#writer) OR #writer < :sequence',
+          ExpressionAttributeNames: { '#writer': this.writerAttribute },
           ExpressionAttributeValues: toAttributes({
             ':delivered': counts.delivered,
             ':failed': counts.failed,
             ':expiresAt': Math.floor(hourStartMs / 1000) + COUNT_TTL_SECONDS,
+            ':sequence': sequence,
           }),
         }),
       ),

@@ -59,7 +59,10 @@ export interface DestinationStates {
   status(destinationId: string, options?: { fresh?: boolean }): Promise<DestinationStatus>;
   disable(destinationId: string, reason: string, nowMs: number): Promise<void>;
   enable(destinationId: string, nowMs: number): Promise<void>;
-  /** Adds to the hour's counts (one write per batch, not per attempt). */
+  /**
+   * Adds to the hour's counts (one write per batch, not per attempt), once per call: a write sent again
+   * because its answer was lost does not count again. Throws DependencyError.
+   */
   count(destinationId: string, counts: DestinationCounts, nowMs: number): Promise<void>;
   /** The counts of the last `hours` hours, this one included. */
   recent(destinationId: string, hours: number, nowMs: number): Promise<DestinationCounts>;

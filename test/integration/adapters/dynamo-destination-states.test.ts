@@ -9,6 +9,7 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { HOUR_MS } from '../../../lambdas/core/destinations/forward-state';
 import { inboxKey, newClaimRecord } from '../../../lambdas/core/inbox';
 import { useEmulators } from '../../support/emulators';
+import { attemptFaultForTest } from '../../support/faults';
 
 const env = useEmulators();
 const T0 = Date.UTC(2026, 11, 1, 9, 30, 0);
@@ -72,6 +73,73 @@ describe('DynamoDestinationStates', () => {
     await states.count(id, { delivered: 100, failed: 100 }, T0 - 30 * HOUR_MS);
     expect(await states.recent(id, 24, T0)).toEqual({ delivered: 6, failed: 5 });
     expect(await states.recent(id, 1, T0)).toEqual({ delivered: 5, failed: 1 });
+  });
+
+  it('counts once a count the SDK sent again after the first send applied and its answer was lost', async () => {
+    const id = `d-${randomUUID().slice(0, 8)}`;
+    const states = new DynamoDestinationStates(env.clients.dynamodb, env.resources.tableName);
+    const lost = attemptFaultForTest(env.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      fault: 'lost-answer',
+      times: 1,
+      match: (input) => JSON.stringify(input.Key).includes(`destination#${id}#`),
+    });
+    await states.count(id, { delivered: 3, failed: 1 }, T0);
+    // The first send applied, its answer was lost, and the SDK's own retry sent the same write again.
+    expect(lost.failures).toBe(1);
+    expect(lost.calls).toBe(2);
+    expect(await states.recent(id, 1, T0)).toEqual({ delivered: 3, failed: 1 });
+    // The writer goes on counting after the refused copy.
+    await states.count(id, { delivered: 1, failed: 0 }, T0);
+    expect(await states.recent(id, 1, T0)).toEqual({ delivered: 4, failed: 1 });
+  });
+
+  it('counts every count of two forwarders counting the same hour at once, each once, lost answers included', async () => {
+    const id = `d-${randomUUID().slice(0, 8)}`;
+    const first = new DynamoDestinationStates(env.clients.dynamodb, env.resources.tableName);
+    const second = new DynamoDestinationStates(env.clients.dynamodb, env.resources.tableName);
+    // The first send of three writes applies and loses its answer; each write's retry goes through.
+    const sent = new Set<string>();
+    const lost = attemptFaultForTest(env.clients.dynamodb, {
+      commands: 'UpdateItemCommand',
+      fault: 'lost-answer',
+      times: 3,
+      match: (input) => {
+        const write = JSON.stringify(input);
+        if (!write.includes(`destination#${id}#`) || sent.has(write)) return false;
+        sent.add(write);
+        return true;
+      },
+    });
+    // Each forwarder's batches count concurrently too, as local mode runs them.
+    await Promise.all(
+      [first, second].flatMap((states) =>
+        Array.from({ length: 6 }, (_, i) => states.count(id, { delivered: i + 1, failed: 1 }, T0 + i)),
+      ),
+    );
+    expect(lost.failures).toBe(3);
+    expect(await first.recent(id, 1, T0)).toEqual({ delivered: 2 * 21, failed: 12 });
+  });
+
+  it('counts a count started first but slow to be sent, though the next one was ready at once', async () => {
+    const id = `d-${randomUUID().slice(0, 8)}`;
+    // The first count's write is held a little before it leaves: were the second sent meanwhile, its
+    // higher number would land first and refuse the first one.
+    let updates = 0;
+    const client = {
+      send: async (command: { constructor: { name: string } }) => {
+        if (command.constructor.name === 'UpdateItemCommand' && ++updates === 1) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return env.clients.dynamodb.send(command as never);
+      },
+    };
+    const states = new DynamoDestinationStates(client as never, env.resources.tableName);
+    await Promise.all([
+      states.count(id, { delivered: 1, failed: 0 }, T0),
+      states.count(id, { delivered: 0, failed: 1 }, T0),
+    ]);
+    expect(await states.recent(id, 1, T0)).toEqual({ delivered: 1, failed: 1 });
   });
 
   it('stays out of the delivery listings: its items have no status', async () => {

@@ -7,7 +7,7 @@ import { type Opened, redriveOnAws } from '../../../cli/redrive';
 import type { Target } from '../../../cli/target-types';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
-import type { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
+import type { ReceivedMessage, SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { PermanentError } from '../../../lambdas/events';
 import { useEmulators } from '../../support/emulators';
@@ -49,6 +49,21 @@ beforeEach(async () => {
 
 const inbox = () => new DynamoInbox(ctx.clients.dynamodb, resources.tableName);
 
+/** Another delivery given up by the processor, beside the first: two records dead-lettered, two dead letters. */
+async function deadLetterAnother(id: string): Promise<void> {
+  const answer = await deliverSigned(ctx, resources, {
+    config,
+    provider: 'standard-webhooks',
+    secret: SECRET,
+    body: '{"type":"order.paid","timestamp":"2026-12-01T09:00:00Z","data":{}}',
+    id,
+  });
+  expect(answer.statusCode).toBe(202);
+  await processAll();
+  expect((await inbox().get(`standard-webhooks#${id}`))?.status).toBe('dead-lettered');
+  expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(2);
+}
+
 async function processAll(): Promise<void> {
   const { handlers } = effectCounter('standard-webhooks', () => {
     if (failing) throw new PermanentError('downstream_rejected');
@@ -68,17 +83,22 @@ function opened(): Opened {
 }
 
 /**
- * Plays SQS's move task: moves every DLQ message to the main queue, then reports the task `ending`
- * (COMPLETED unless told otherwise). As ListMessageMoveTasks documents, the handle is given only while the
- * task is RUNNING; the start time always.
+ * Plays SQS's move task: moves every DLQ message to the main queue, but those `left` picks (a task that
+ * ended early, or one whose count came short), then reports the task `ending` (COMPLETED unless told
+ * otherwise). A task to be CANCELLED is cancelled as it starts: it says CANCELLING while it moves what it
+ * took, at least once. As ListMessageMoveTasks documents, the handle is given only while the task is RUNNING; the
+ * start time always.
  */
 function emulateMoveTask(
   ops: SqsQueueOps,
   afterMove: () => Promise<void> = async () => undefined,
-  ending: 'COMPLETED' | 'FAILED' = 'COMPLETED',
+  ending: 'COMPLETED' | 'FAILED' | 'CANCELLED' = 'COMPLETED',
+  left: (message: ReceivedMessage) => boolean = () => false,
 ) {
   let moved = 0;
+  let toMove: number | undefined;
   let finished = false;
+  let saidCancelling = false;
   const startedAt = Date.now();
   const client = ctx.clients.sqs as unknown as MiddlewareClient;
   const name = 'emulated-move-task';
@@ -87,7 +107,13 @@ function emulateMoveTask(
       async (args: unknown) => {
         if (context.commandName === 'StartMessageMoveTaskCommand') {
           void (async () => {
-            for (const message of await ctx.receiveAll(resources.dlqUrl)) {
+            const messages = await ctx.receiveAll(resources.dlqUrl);
+            toMove = messages.length;
+            for (const message of messages) {
+              if (left(message)) {
+                await ops.changeVisibility(resources.dlqUrl, message.receiptHandle, 0);
+                continue;
+              }
               await ops.sendRaw(resources.queueUrl, message.body, message.attributes);
               await ops.delete(resources.dlqUrl, message.receiptHandle);
               moved++;
@@ -98,7 +124,13 @@ function emulateMoveTask(
           return { output: { TaskHandle: 'task-1', $metadata: {} }, response: {} };
         }
         if (context.commandName === 'ListMessageMoveTasksCommand') {
-          const status = finished ? ending : 'RUNNING';
+          const status =
+            ending === 'CANCELLED' && (!finished || !saidCancelling)
+              ? 'CANCELLING'
+              : finished
+                ? ending
+                : 'RUNNING';
+          if (status === 'CANCELLING') saidCancelling = true;
           return {
             output: {
               Results: [
@@ -107,6 +139,7 @@ function emulateMoveTask(
                   Status: status,
                   StartedTimestamp: startedAt,
                   ApproximateNumberOfMessagesMoved: moved,
+                  ...(toMove === undefined ? {} : { ApproximateNumberOfMessagesToMove: toMove }),
                   ...(status === 'FAILED' ? { FailureReason: 'AccessDenied' } : {}),
                 },
               ],
@@ -183,11 +216,52 @@ describe('dlq redrive on AWS (StartMessageMoveTask)', () => {
     expect((await inbox().get(PK))?.status).toBe('dead-lettered');
   });
 
-  it('reports a task that ended FAILED, and marks nothing', async () => {
-    emulateMoveTask(ctx.queueOps, async () => undefined, 'FAILED');
-    await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
-      /the redrive task ended FAILED after 1 message\(s\): AccessDenied/,
+  it('marks only what a task that FAILED part way moved, and names the record whose message it left in the DLQ', async () => {
+    await deadLetterAnother('msg_redrive_2');
+    // The task moves one of the two, then fails.
+    emulateMoveTask(
+      ctx.queueOps,
+      async () => undefined,
+      'FAILED',
+      (m) => m.body.includes('msg_redrive_2'),
     );
-    expect((await inbox().get(PK))?.status).toBe('dead-lettered');
+    await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
+      /the redrive task ended FAILED after moving 1 of 2 message\(s\): AccessDenied; 1 record\(s\) marked enqueued; 1 message\(s\) are still in the DLQ, their records left as they were: standard-webhooks\/msg_redrive_2$/,
+    );
+    expect((await inbox().get(PK))?.status).toBe('enqueued');
+    expect((await inbox().get('standard-webhooks#msg_redrive_2'))?.status).toBe('dead-lettered');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+  });
+
+  it('leaves dead-lettered, and names, a record whose message a COMPLETED task did not move', async () => {
+    await deadLetterAnother('msg_redrive_2');
+    // The task's count came short of what was peeked: it completes with one message still in the DLQ.
+    emulateMoveTask(
+      ctx.queueOps,
+      async () => undefined,
+      'COMPLETED',
+      (m) => m.body.includes('msg_redrive_2'),
+    );
+    const result = await redriveOnAws(opened(), { json: true, pollMs: 10 });
+    expect((await inbox().get(PK))?.status).toBe('enqueued');
+    expect((await inbox().get('standard-webhooks#msg_redrive_2'))?.status).toBe('dead-lettered');
+    expect((await ctx.countMessages(resources.dlqUrl)).visible).toBe(1);
+    expect(result).toMatchObject({ moved: 1, marked: 1, stillInDlq: ['standard-webhooks/msg_redrive_2'] });
+    expect(result.notMarked).toMatch(/1 message\(s\) are still in the DLQ.*standard-webhooks\/msg_redrive_2/);
+  });
+
+  it('waits for a task being cancelled to end, then marks what it moved and names what it left', async () => {
+    await deadLetterAnother('msg_redrive_2');
+    emulateMoveTask(
+      ctx.queueOps,
+      async () => undefined,
+      'CANCELLED',
+      (m) => m.body.includes('msg_redrive_2'),
+    );
+    await expect(redriveOnAws(opened(), { json: true, pollMs: 10 })).rejects.toThrow(
+      /the redrive task ended CANCELLED after moving 1 of 2 message\(s\); 1 record\(s\) marked enqueued; .*standard-webhooks\/msg_redrive_2$/,
+    );
+    expect((await inbox().get(PK))?.status).toBe('enqueued');
+    expect((await inbox().get('standard-webhooks#msg_redrive_2'))?.status).toBe('dead-lettered');
   });
 });
