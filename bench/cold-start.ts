@@ -319,7 +319,7 @@ function composition(candidate: Candidate, reference: Candidate): string[] {
   ];
 }
 
-/** Would Powertools Logger + Metrics fit the Lambda's target: the figure issue 14 asks for, per Lambda. */
+/** Would Powertools Logger + Metrics keep the Lambda within its TARGET, per Lambda: can they be adopted. */
 function powertoolsVerdict(
   lambda: keyof typeof TARGET,
   variant: ColdStartRow,
