@@ -136,15 +136,15 @@ interface BundleSpec {
 const BUNDLES: BundleSpec[] = [
   {
     id: 'verify',
-    label: 'verify (lambdas/verify/handler.ts)',
+    label: 'verify (lambdas/verify/entry.ts)',
     referenceId: 'reference',
-    entry: { file: 'lambdas/verify/handler.ts' },
+    entry: { file: 'lambdas/verify/entry.ts' },
   },
   {
     id: 'processor',
-    label: 'processor (lambdas/process/handler.ts)',
+    label: 'processor (lambdas/process/entry.ts)',
     referenceId: 'reference-processor',
-    entry: { file: 'lambdas/process/handler.ts' },
+    entry: { file: 'lambdas/process/entry.ts' },
   },
   {
     id: 'reference',
@@ -174,14 +174,14 @@ function powertoolsBundles(install: PowertoolsInstall): BundleSpec[] {
       id: 'verify-powertools',
       label: `verify with Powertools Logger + Metrics middlewares (${install.versions})`,
       referenceId: 'reference',
-      entry: { file: 'lambdas/verify/handler.ts' },
+      entry: { file: 'lambdas/verify/entry.ts' },
       plugins,
     },
     {
       id: 'processor-powertools',
       label: 'processor with Powertools Logger + Metrics middlewares',
       referenceId: 'reference-processor',
-      entry: { file: 'lambdas/process/handler.ts' },
+      entry: { file: 'lambdas/process/entry.ts' },
       plugins,
     },
   ];
@@ -319,7 +319,7 @@ function composition(candidate: Candidate, reference: Candidate): string[] {
   ];
 }
 
-/** Would Powertools Logger + Metrics fit the Lambda's target: the figure issue 14 asks for, per Lambda. */
+/** Would Powertools Logger + Metrics keep the Lambda within its TARGET, per Lambda: can they be adopted. */
 function powertoolsVerdict(
   lambda: keyof typeof TARGET,
   variant: ColdStartRow,

@@ -64,12 +64,12 @@ import { type Inbox, type SecretSource, systemClock } from '../lambdas/core/port
 import { SCHEMES } from '../lambdas/core/schemes';
 import { type BatchMetricSink, type LogSink, type MetricSink, noMetrics } from '../lambdas/core/telemetry';
 import { defineEvent } from '../lambdas/events';
-import { forwardLambda } from '../lambdas/forward/lambda';
+import { forwardLambda } from '../lambdas/forward/middy-chain';
 import { buildSenders } from '../lambdas/forward/senders';
-import type { ProcessHandler } from '../lambdas/process/create-handler';
-import { processLambda } from '../lambdas/process/lambda';
-import type { VerifyHandler } from '../lambdas/verify/create-handler';
-import { verifyLambda } from '../lambdas/verify/lambda';
+import { processLambda } from '../lambdas/process/middy-chain';
+import type { ProcessHandler } from '../lambdas/process/process-handler';
+import { verifyLambda } from '../lambdas/verify/middy-chain';
+import type { VerifyHandler } from '../lambdas/verify/verify-handler';
 import { provisionDestinations } from '../local/forwarding';
 import { type ProvisionedResources, provisionResources } from '../local/resources';
 import { restProxyEvent } from '../local/rest-proxy-event';

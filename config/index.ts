@@ -67,10 +67,10 @@ export const DEFAULT_DESTINATIONS: Readonly<Record<string, ResolvedDestination>>
 };
 
 /**
- * Seed 001's partner format: `X-Webhook-Signature: v1=<hex>` over `{timestamp}.{body}`. Its `X-Webhook-ID`
- * is not signed, so the dedup key is the body hash.
+ * The default generic-hmac format, a common hand-rolled partner one: `X-Webhook-Signature: v1=<hex>` over
+ * `{timestamp}.{body}`. Its `X-Webhook-ID` is not signed, so the dedup key is the body hash.
  */
-export const SEED_001_GENERIC_OPTIONS: z.input<typeof genericHmacOptionsSchema> = {
+export const DEFAULT_GENERIC_HMAC_OPTIONS: z.input<typeof genericHmacOptionsSchema> = {
   signatureHeader: 'X-Webhook-Signature',
   signaturePrefix: 'v1=',
   encoding: 'hex',
@@ -82,7 +82,8 @@ export const SEED_001_GENERIC_OPTIONS: z.input<typeof genericHmacOptionsSchema> 
 /**
  * Per-scheme defaults that differ from the generic ones, applied wherever the provider's settings leave
  * the key out. Replay windows follow each provider's own documentation or library (README, configuration
- * reference); the generic 300 s is what Stripe, Slack, Standard Webhooks and seeds 001 and 002 use.
+ * reference); the generic 300 s is what Stripe, Slack, Standard Webhooks, Mobazha and
+ * the default generic-hmac partner format use.
  */
 function schemeDefaults(scheme: SchemeName): Partial<z.input<typeof providerSchema>> {
   switch (scheme) {
@@ -137,7 +138,7 @@ export function defaultProviders(): Record<string, z.input<typeof providerSchema
   return Object.fromEntries(
     SCHEME_NAMES.map((scheme) => [
       scheme,
-      scheme === 'generic-hmac' ? { scheme, options: SEED_001_GENERIC_OPTIONS } : { scheme },
+      scheme === 'generic-hmac' ? { scheme, options: DEFAULT_GENERIC_HMAC_OPTIONS } : { scheme },
     ]),
   );
 }

@@ -24,7 +24,7 @@ export const LAMBDA_DEFAULTS = {
   forwarderMemoryMb: 512,
 } as const;
 
-/** How long before its timeout each Lambda's middy chain gives up (lambdas/verify|process/lambda.ts). */
+/** How long before its timeout each Lambda's middy chain gives up (lambdas/verify|process/middy-chain.ts). */
 export const EARLY_TIMEOUT_MS = { verify: 1_500, processor: 1_000, forwarder: 1_000 } as const;
 
 /**

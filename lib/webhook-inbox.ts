@@ -63,9 +63,9 @@ const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Entry points of the Lambdas (each exports `handler`). */
 export const LAMBDA_ENTRIES = {
-  verify: join(PROJECT_ROOT, 'lambdas/verify/handler.ts'),
-  process: join(PROJECT_ROOT, 'lambdas/process/handler.ts'),
-  forward: join(PROJECT_ROOT, 'lambdas/forward/handler.ts'),
+  verify: join(PROJECT_ROOT, 'lambdas/verify/entry.ts'),
+  process: join(PROJECT_ROOT, 'lambdas/process/entry.ts'),
+  forward: join(PROJECT_ROOT, 'lambdas/forward/entry.ts'),
 } as const;
 
 /**

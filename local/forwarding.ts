@@ -25,7 +25,7 @@ import type { DestinationSenders } from '../lambdas/core/destinations/ports';
 import { systemClock } from '../lambdas/core/ports';
 import type { LogSink } from '../lambdas/core/telemetry';
 import { noMetrics } from '../lambdas/core/telemetry';
-import { forwardLambda } from '../lambdas/forward/lambda';
+import { forwardLambda } from '../lambdas/forward/middy-chain';
 import { buildSenders } from '../lambdas/forward/senders';
 import { eventBridgeLogPath, RecordingEventBus } from './recording-event-bus';
 import { type Clients, ensureQueue } from './resources';

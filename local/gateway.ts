@@ -3,7 +3,7 @@
 // handed to the real verify handler and its answer written back.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BODY_BYTES_LIMIT } from '../config/schema';
-import type { VerifyHandler } from '../lambdas/verify/create-handler';
+import type { VerifyHandler } from '../lambdas/verify/verify-handler';
 import { restProxyEvent } from './rest-proxy-event';
 import type { RequestListener } from './startup-gate';
 

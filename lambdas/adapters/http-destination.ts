@@ -1,6 +1,7 @@
 // Forwards a delivery to an HTTP destination: the exact bytes, signed the Standard Webhooks way, over
-// node:http(s) directly, so no redirect is ever followed and the SSRF guard (seed 003 §6) sits where the
-// connection is made: on every address DNS answers at connect time, and on the socket's peer once connected.
+// node:http(s) directly, so no redirect is ever followed and the SSRF guard (address-policy.ts) sits where
+// the connection is made: on every address DNS answers at connect time, and on the socket's peer once
+// connected.
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';

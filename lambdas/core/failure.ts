@@ -1,7 +1,7 @@
 // What a failure means for a queued delivery, the processor's and the forwarder's alike: permanent (give it
 // up at once) or transient (retry on the schedule), and the short code that names it. Pure.
-import { PermanentError } from '../events/errors';
 import { DependencyError, InvalidPayloadRefError, PayloadMissingError, SchemaMismatchError } from './errors';
+import { PermanentError } from './events/handler-errors';
 import { dependencyReason } from './reasons';
 
 export interface Failure {

@@ -1,7 +1,7 @@
 // The exact bytes a queue message stands for: inline in the envelope, or behind its `dataref` in the
 // payload bucket. Shared by the processor and the forwarder. Pure orchestration over the ports.
-import { PermanentError } from '../events/errors';
 import type { Envelope } from './envelope';
+import { PermanentError } from './events/handler-errors';
 import { payloadNeedsRefresh } from './payload-lifetime';
 import type { Clock, PayloadReader } from './ports';
 import { sha256Hex } from './schemes/primitives';

@@ -19,7 +19,7 @@ type TimeField =
 const EVENT_TIME: Partial<Record<SchemeName, readonly TimeField[]>> = {
   stripe: [{ path: ['created'], unit: 'seconds' }],
   'standard-webhooks': [{ path: ['timestamp'] }],
-  // Seed 002's body is a CloudEvents envelope, whose `time` is when the occurrence happened.
+  // Mobazha's body is a CloudEvents envelope, whose `time` is when the occurrence happened.
   mobazha: [{ path: ['time'] }],
   shopify: [{ path: ['updated_at'] }, { path: ['created_at'] }],
   slack: [{ path: ['event_time'], unit: 'seconds' }],

@@ -5,8 +5,9 @@
 /**
  * The default steps, in seconds: 30 s, 2 m, 10 m, 30 m, 1 h, 2 h, 4 h, 8 h, then three of 12 h. Each retry
  * waits between half its step and the whole step, so the last retry comes between 25.9 h and 51.7 h after
- * the first failure: longer than Svix's ~28 h and a good part of Stripe's 3 days. Seed 002 backs off from
- * 30 s to an hour; the later steps go further because a downstream outage of a night must not dead-letter.
+ * the first failure: longer than Svix's ~28 h and a good part of Stripe's 3 days. Mobazha's sender backs off
+ * from 30 s to an hour; the later steps go further because a downstream outage of a night must not
+ * dead-letter.
  */
 export const DEFAULT_RETRY_STEPS: readonly string[] = [
   '30s',

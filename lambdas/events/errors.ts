@@ -1,17 +1,2 @@
-// Errors a handler throws to steer what happens to the message.
-
-/**
- * Retrying cannot help (the order does not exist, the payload is unsupported). The message goes to the
- * dead-letter queue at once with `code` as its error code, and the inbox says `dead-lettered`.
- * Anything else a handler throws is transient: retried with backoff until maxReceiveCount.
- */
-export class PermanentError extends Error {
-  constructor(
-    readonly code: string,
-    message?: string,
-    options?: ErrorOptions,
-  ) {
-    super(message ?? code, options);
-    this.name = 'PermanentError';
-  }
-}
+// The errors a handler throws live in the core; this name stays so handlers here import them from next door.
+export * from '../core/events/handler-errors';

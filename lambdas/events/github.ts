@@ -1,7 +1,7 @@
 // GitHub events. Add a type: one more entry below. Payload docs:
 // https://docs.github.com/webhooks/webhook-events-and-payloads
 //
-// The log lines name ids and types only (seed 002): commit messages, titles, branch, repository and user
+// The log lines name ids and types only: commit messages, titles, branch, repository and user
 // names are the sender's text and may carry personal data, so they stay out of the logs.
 import * as z from 'zod';
 import { defineEvent } from './define-event';

@@ -8,7 +8,8 @@ export const standardWebhooksEvents = [
     provider: 'standard-webhooks',
     type: '*',
     schema: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
-    // The type and the message id: nothing from `data`, which is the sender's and may be personal (seed 002).
+    // The type and the message id: nothing from `data`, which is the sender's and may be personal, and
+    // personal data stays out of the logs.
     handle: (event, ctx) => ctx.log(`standard-webhooks ${event.type}: ${ctx.dedupKey}`),
   }),
 ];

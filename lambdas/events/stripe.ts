@@ -26,7 +26,8 @@ export const stripeEvents = [
       if (!(await ctx.acceptIfNewer(`payment_intent:${intent.id}`, version))) return;
       // Pass ctx.idempotencyKey to the downstream API that records the payment, so a retry cannot
       // record it twice.
-      // Ids and types only in the log (seed 002): amounts, names and addresses stay in the payload.
+      // Ids and types only in the log: amounts, names and addresses are personal data, so they stay in the
+      // payload.
       ctx.log(`stripe payment_intent.succeeded: ${intent.id}`, { idempotencyKey: ctx.idempotencyKey });
     },
   }),

@@ -10,7 +10,7 @@ import { parseConfig } from '../../config';
 import type { RejectReason } from '../../lambdas/core/reasons';
 import { sha256Hex } from '../../lambdas/core/schemes/primitives';
 import type { MetricSink } from '../../lambdas/core/telemetry';
-import type { VerifyResponse } from '../../lambdas/verify/create-handler';
+import type { VerifyResponse } from '../../lambdas/verify/verify-handler';
 import type { ProvisionedResources } from '../../local/resources';
 import { restProxyEvent } from '../../local/rest-proxy-event';
 import { type EmulatorContext, useEmulators } from './emulators';

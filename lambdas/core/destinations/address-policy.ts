@@ -1,5 +1,6 @@
-// The SSRF guard's rule (seed 003 §6): which resolved addresses a destination that is not marked
-// `internal` may never be sent to. Pure: the HTTP sender applies it to every address DNS gives, at connect
+// The SSRF guard's rule: which resolved addresses a destination that is not marked `internal` may never be
+// sent to (loopback, private, link-local, cloud metadata, ...), since a URL from the config could otherwise
+// reach the inbox's own network. Pure: the HTTP sender applies it to every address DNS gives, at connect
 // time, so a name that resolves somewhere else on the second lookup (DNS rebinding) is caught too.
 import { BlockList, isIP } from 'node:net';
 

@@ -1,5 +1,5 @@
-// A delivery's history at one destination, kept on its inbox record (seed 002's delivery log): attempts,
-// the last answer, when the next attempt comes, and where it ended. Pure.
+// A delivery's history at one destination, kept on its inbox record so it can be read back per delivery:
+// attempts, the last answer, when the next attempt comes, and where it ended. Pure.
 
 export const FORWARD_STATES = ['pending', 'retrying', 'delivered', 'dead-lettered', 'waiting'] as const;
 export type ForwardStateName = (typeof FORWARD_STATES)[number];

@@ -1,5 +1,6 @@
-// Mobazha (seed 002): `X-Webhook-Signature: sha256=<hex>` over `{X-Webhook-ID}.{X-Webhook-Timestamp}.{body}`.
-// The id is signed, so it is the dedup key. Bodies are CloudEvents 1.0 structured JSON: the type is `type`.
+// Mobazha's webhook contract: `X-Webhook-Signature: sha256=<hex>` over
+// `{X-Webhook-ID}.{X-Webhook-Timestamp}.{body}`. The id is signed, so it is the dedup key. Bodies are
+// CloudEvents 1.0 structured JSON: the type is `type`.
 import { randomBytes } from 'node:crypto';
 import { builtInSpec, hmacScheme } from './generic-hmac';
 

@@ -1,4 +1,4 @@
-// The SSRF guard (seed 003 §6) against a real listener on 127.0.0.1: names are answered by an injected
+// The SSRF guard (address-policy.ts) against a real listener on 127.0.0.1: names are answered by an injected
 // resolver, so "resolves to 10.0.0.7" needs no DNS, and a refused name must leave the listener untouched.
 // No test here lets a connection leave the machine: every address a passing run connects to is loopback.
 import type { LookupAddress } from 'node:dns';

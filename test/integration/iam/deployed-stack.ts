@@ -1,5 +1,5 @@
 // One synthesized stack, run as deployed: its three Lambdas built as their entry files build them
-// (lambdas/*/handler.ts), from the environment the template gives them, over the emulators; the resources
+// (lambdas/*/entry.ts), from the environment the template gives them, over the emulators; the resources
 // provisioned under the names the template's tokens resolve to; and Secrets Manager, EventBridge, Lambda,
 // CloudFormation, CloudWatch and STS answered by stubs (and the queues' redrive settings, which name the
 // stack's account, from the template); the REST front door served on a local port for the command's HTTP
@@ -41,11 +41,11 @@ import { systemClock } from '../../../lambdas/core/ports';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { noMetrics } from '../../../lambdas/core/telemetry';
 import { defineEvent, PermanentError } from '../../../lambdas/events';
-import { forwardLambda } from '../../../lambdas/forward/lambda';
+import { forwardLambda } from '../../../lambdas/forward/middy-chain';
 import { buildSenders } from '../../../lambdas/forward/senders';
-import { processLambda } from '../../../lambdas/process/lambda';
-import type { VerifyHandler } from '../../../lambdas/verify/create-handler';
-import { verifyLambda } from '../../../lambdas/verify/lambda';
+import { processLambda } from '../../../lambdas/process/middy-chain';
+import { verifyLambda } from '../../../lambdas/verify/middy-chain';
+import type { VerifyHandler } from '../../../lambdas/verify/verify-handler';
 import { WebhookInboxStack } from '../../../lib/webhook-inbox-stack';
 import type { Emulators } from '../../../local/emulators';
 import { gateway } from '../../../local/gateway';
@@ -439,7 +439,7 @@ export async function runStack(input: {
   const secret = standardWebhooks.generateSecret();
   secrets.set(verifyRuntime.secretArns[PROVIDER] as string, secret);
 
-  // As lambdas/verify/handler.ts builds it; only the bucket's URL is the emulator's.
+  // As lambdas/verify/entry.ts builds it; only the bucket's URL is the emulator's.
   const verifyClients = createVerifyClients(endpoints);
   const verifyHandler = verifyLambda({
     config: verifyRuntime.config,
@@ -459,7 +459,7 @@ export async function runStack(input: {
     metrics: noMetrics,
   });
 
-  // As lambdas/process/handler.ts builds it, with handlers that succeed, fail once, and give up.
+  // As lambdas/process/entry.ts builds it, with handlers that succeed, fail once, and give up.
   const retried = new Set<string>();
   const handlers = [
     defineEvent({
@@ -518,7 +518,7 @@ export async function runStack(input: {
   let forwardAll = async (_waiting: readonly string[]) => undefined;
   const closers: (() => void)[] = [];
   if (hasForwarder) {
-    // As lambdas/forward/handler.ts builds it (senders through buildSenders, as destinationSenders does),
+    // As lambdas/forward/entry.ts builds it (senders through buildSenders, as destinationSenders does),
     // loopback allowed for the test's HTTP receiver.
     const lambda = deployed.lambda('forwarder');
     const runtime = runtimeFromEnv(lambda.env);

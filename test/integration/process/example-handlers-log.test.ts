@@ -1,5 +1,5 @@
 // The shipped example handlers set the pattern users copy, so their log lines name ids and types only
-// (seed 002: no personal data in logs). Each one runs on a delivery whose every other field (names,
+// (no personal data in logs). Each one runs on a delivery whose every other field (names,
 // titles, messages, amounts, branch, repository) holds a marker, through the real verify and processor
 // handlers against the emulators; no log line may carry a marker.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The processor's last-resort answer (lambdas/process/lambda.ts, `allFailed`) fails
+// The processor's last-resort answer (lambdas/process/middy-chain.ts, `allFailed`) fails
 // every record of the batch, including one the batch logic had already acknowledged because its effect ran
 // and its processed mark could not be written (`markFailed`: "acknowledged anyway, never re-run"). It is
 // given when the hand-back of the unstarted records takes longer than the grace, e.g. while

@@ -13,7 +13,7 @@ import { S3PayloadWriter } from '../../../lambdas/adapters/s3-payload-writer';
 import { SecretsManagerSource } from '../../../lambdas/adapters/secrets';
 import { REJECT_STATUS } from '../../../lambdas/core/reasons';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
-import type { VerifyHandlerDeps, VerifyResponse } from '../../../lambdas/verify/create-handler';
+import type { VerifyHandlerDeps, VerifyResponse } from '../../../lambdas/verify/verify-handler';
 import { restProxyEvent } from '../../../local/rest-proxy-event';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest, injectFault } from '../../support/faults';

@@ -1,6 +1,7 @@
 // Hostile and broken deliveries through the real verify handler over dynalite and fauxqs. Every case is
-// signed correctly except for the one thing it tests, and each checks the DESIGN status, the reason code
-// in the log line, that nothing was stored, and that no secret, signature or body text was logged.
+// signed correctly except for the one thing it tests, and each checks the status (README, "Answers"), the
+// reason code in the log line, that nothing was stored, and that no secret, signature or body text was
+// logged.
 import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';

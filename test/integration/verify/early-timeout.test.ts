@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
-import { verifyLambda } from '../../../lambdas/verify/lambda';
+import { verifyLambda } from '../../../lambdas/verify/middy-chain';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest } from '../../support/faults';
 import { endingIn, freshVerifyPipeline, signedEvent, type VerifySetup } from '../../support/pipeline';

@@ -168,7 +168,7 @@ describe('parseConfig', () => {
     ).toThrow('webhookInbox.providers.github.dedupTtlSeconds: must be <= 31536000');
   });
 
-  it("gives the default generic-hmac provider seed 001's v1=<hex> over {timestamp}.{body}", () => {
+  it('gives the default generic-hmac provider v1=<hex> over {timestamp}.{body}', () => {
     expect(parseConfig(undefined).providers['generic-hmac']?.options).toMatchObject({
       signatureHeader: 'X-Webhook-Signature',
       signaturePrefix: 'v1=',

@@ -34,8 +34,8 @@ let processor: string[];
 
 beforeAll(async () => {
   [verify, processor] = await Promise.all([
-    bundledFiles('lambdas/verify/handler.ts'),
-    bundledFiles('lambdas/process/handler.ts'),
+    bundledFiles('lambdas/verify/entry.ts'),
+    bundledFiles('lambdas/process/entry.ts'),
   ]);
 });
 

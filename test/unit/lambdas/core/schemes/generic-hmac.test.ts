@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  DEFAULT_GENERIC_HMAC_OPTIONS,
   type GenericHmacOptions,
   genericHmacOptionsSchema,
-  SEED_001_GENERIC_OPTIONS,
 } from '../../../../../config';
 import { normalizeHeaders } from '../../../../../lambdas/core/headers';
 import { compileOptions, genericHmac } from '../../../../../lambdas/core/schemes/generic-hmac';
@@ -14,7 +14,7 @@ import { CONTEXT, describeSchemeContract, NOW } from '../../../../support/scheme
 
 const options = (input: unknown): GenericHmacOptions => genericHmacOptionsSchema.parse(input);
 
-const SEED_001 = options(SEED_001_GENERIC_OPTIONS);
+const V1_PARTNER = options(DEFAULT_GENERIC_HMAC_OPTIONS);
 const SHA512_BASE64 = options({
   signatureHeader: 'X-Partner-Signature',
   encoding: 'base64',
@@ -27,7 +27,7 @@ const SHA512_BASE64 = options({
 
 describeSchemeContract({
   scheme: genericHmac,
-  options: SEED_001,
+  options: V1_PARTNER,
   signatureHeader: 'X-Webhook-Signature',
   withSignature: (_value, signature) => `v1=${signature}`,
   encoding: 'hex',
@@ -49,9 +49,9 @@ describeSchemeContract({
 const SECRET = 'whsec_your_webhook_secret_key_here';
 const context = (opts: unknown): VerifyContext => ({ ...CONTEXT, options: opts as GenericHmacOptions });
 
-// Seed 001's sender, reimplemented as published: `v1=` + hex HMAC-SHA256 of `{timestamp}.{JSON body}`,
-// with an X-Webhook-ID that is sent but not signed.
-function seed001Send(payload: unknown, secret: string, timestamp: number) {
+// A common partner sender (the default generic-hmac format): `v1=` + hex HMAC-SHA256 of
+// `{timestamp}.{JSON body}`, with an X-Webhook-ID that is sent but not signed.
+function v1PartnerSend(payload: unknown, secret: string, timestamp: number) {
   const body = JSON.stringify(payload);
   const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
   return {
@@ -71,10 +71,10 @@ const order = {
   data: { object: { id: 'ord_98765', amount: 9900 } },
 };
 
-describe('generic-hmac with seed 001 options', () => {
-  it("verifies what seed 001's sender signs, keyed by the body hash since its id is unsigned", () => {
-    const request = seed001Send(order, SECRET, NOW);
-    const outcome = genericHmac.verify(request, [SECRET], context(SEED_001));
+describe('generic-hmac with the default options', () => {
+  it('verifies what a v1 partner signs, keyed by the body hash since its id is unsigned', () => {
+    const request = v1PartnerSend(order, SECRET, NOW);
+    const outcome = genericHmac.verify(request, [SECRET], context(V1_PARTNER));
     if (!outcome.ok) throw new Error(outcome.reason);
     expect(outcome.delivery.dedupKey).toBe(sha256Hex(request.body));
     expect(outcome.delivery.deliveryId).toBeUndefined();
@@ -82,22 +82,22 @@ describe('generic-hmac with seed 001 options', () => {
     expect(outcome.delivery.timestamp).toBe(NOW);
   });
 
-  it("signs what seed 001's sender signs", () => {
-    const request = seed001Send(order, SECRET, NOW);
+  it('signs what a v1 partner signs', () => {
+    const request = v1PartnerSend(order, SECRET, NOW);
     const ours = genericHmac.sign({
       body: request.body,
       secret: SECRET,
       timestamp: NOW,
       id: '',
-      options: SEED_001,
+      options: V1_PARTNER,
     });
     expect(ours['X-Webhook-Signature']).toBe(request.headers['x-webhook-signature']);
     expect(ours['X-Webhook-Timestamp']).toBe(String(NOW));
   });
 
   it('verifies with the input options too, once config has filled in their defaults', () => {
-    const request = seed001Send(order, SECRET, NOW);
-    expect(genericHmac.verify(request, [SECRET], context(SEED_001_GENERIC_OPTIONS)).ok).toBe(true);
+    const request = v1PartnerSend(order, SECRET, NOW);
+    expect(genericHmac.verify(request, [SECRET], context(DEFAULT_GENERIC_HMAC_OPTIONS)).ok).toBe(true);
   });
 });
 
@@ -162,10 +162,10 @@ describe('generic-hmac templates and options', () => {
   });
 
   it('streams the body into the HMAC instead of concatenating it with the template', () => {
-    const request = seed001Send(order, SECRET, NOW);
+    const request = v1PartnerSend(order, SECRET, NOW);
     const concat = vi.spyOn(Buffer, 'concat');
     const decode = vi.spyOn(request.body, 'toString');
-    expect(genericHmac.verify(request, [SECRET], context(SEED_001)).ok).toBe(true);
+    expect(genericHmac.verify(request, [SECRET], context(V1_PARTNER)).ok).toBe(true);
     expect(concat).not.toHaveBeenCalled();
     expect(decode).not.toHaveBeenCalled();
   });
@@ -260,7 +260,7 @@ describe('generic-hmac templates and options', () => {
     ['a header name that is not text', { signatureHeader: 'X-Sig', timestampHeader: 42, eventTypeHeader: 7 }],
     ['not an object', 'X-Sig'],
   ])('fails closed, without throwing, with %s', (_name, opts) => {
-    const request = seed001Send(order, SECRET, NOW);
+    const request = v1PartnerSend(order, SECRET, NOW);
     expect(genericHmac.verify(request, [SECRET], context(opts))).toEqual({
       ok: false,
       reason: 'bad_scheme_options',

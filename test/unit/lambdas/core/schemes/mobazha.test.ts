@@ -16,7 +16,8 @@ describeSchemeContract({
 
 const SECRET = 'mbz_endpoint_secret_for_tests';
 
-// Seed 002's receiver example, reimplemented as published (it compares strings, and uses the wall clock).
+// Mobazha's documented receiver example, reimplemented as published (it compares strings, and uses the wall
+// clock).
 function verifyMobazhaWebhook(input: {
   secret: string;
   webhookId: string;
@@ -56,7 +57,7 @@ const cloudEvent = (type?: string) =>
   });
 
 describe('mobazha', () => {
-  it('verifies what the seed 002 construction signs, keyed by the signed X-Webhook-ID', () => {
+  it("verifies what Mobazha's documented construction signs, keyed by the signed X-Webhook-ID", () => {
     const body = cloudEvent('order.created');
     const headers = mobazhaSend(body, NOW, '6f1c8a2e-4b7d-4e0a-9c3f-2d5b8e1a7c90');
     const outcome = mobazha.verify(
@@ -71,7 +72,7 @@ describe('mobazha', () => {
     expect(outcome.delivery.eventType).toBe('order.created');
   });
 
-  it("passes seed 002's own receiver check for what we sign", () => {
+  it("passes Mobazha's documented receiver check for what we sign", () => {
     const body = cloudEvent('payment.completed');
     const timestamp = Math.floor(Date.now() / 1000);
     const ours = mobazha.sign({ body: Buffer.from(body), secret: SECRET, timestamp, id: randomUUID() });

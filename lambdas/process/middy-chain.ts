@@ -1,4 +1,4 @@
-// The processor Lambda as a middy chain around the pure factory: the per-invocation signal and its early
+// The processor Lambda's middy chain around process-handler.ts: the per-invocation signal and its early
 // timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
 // run this chain.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -10,7 +10,7 @@ import {
   HAND_BACK_MS,
   type ProcessHandler,
   type ProcessHandlerDeps,
-} from './create-handler';
+} from './process-handler';
 
 export interface ProcessLambdaOptions {
   /**

@@ -1,6 +1,6 @@
-// The forwarder handler factory: a batch from one destination's queue in, the failed item ids out. Each
-// record is one attempt (forward-record.ts); the batch then adds its counts to the destination's hour and,
-// if it found the destination disabled, pauses the destination's intake.
+// The forwarder logic: one destination's queue batch in, the failed item ids out (createForwardHandler).
+// Each record is one attempt (forward-record.ts); the batch then adds its counts to the destination's hour
+// and, if it found the destination disabled, pauses the destination's intake.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { FORWARD_DIMENSION, FORWARD_METRICS } from '../../config/telemetry';
@@ -9,7 +9,7 @@ import type { DestinationIntake } from '../core/destinations/ports';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { type BatchMetricSink, type LogAttributes, type LogSink, logWithMetrics } from '../core/telemetry';
 import { RetryLater } from '../middleware/sqs-batch';
-import { queueRecordFrom } from '../process/create-handler';
+import { queueRecordFrom } from '../process/process-handler';
 
 export interface ForwardHandlerDeps extends Omit<ForwardDeps, 'invocationStartedMs' | 'signal'> {
   intake: DestinationIntake;

@@ -1,4 +1,5 @@
-// The forwarder Lambda's entry: the composition root. Clients and adapters are built once per container.
+// Lambda's entry for the forwarder function (exports `handler`): the composition root, no logic.
+// Clients and adapters are built once per container and handed to the middy chain.
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createForwardClients } from '../adapters/clients';
@@ -9,7 +10,7 @@ import { LambdaDestinationIntake } from '../adapters/lambda-destination-intake';
 import { S3PayloadReader } from '../adapters/s3-payloads';
 import { messageControls, SqsForwardQueues } from '../adapters/sqs-forward-queues';
 import { systemClock } from '../core/ports';
-import { forwardLambda } from './lambda';
+import { forwardLambda } from './middy-chain';
 import { destinationSenders } from './senders';
 
 const runtime = runtimeFromEnv();

@@ -1,16 +1,15 @@
-// The verify Lambda as a middy chain around the pure factory: the per-invocation signal and its early
-// timeout, the log context, and the last-resort answer. The Lambda entry, local mode and the tests all
-// run this chain.
+// The verify Lambda's middy chain around verify-handler.ts: the per-invocation signal and its early timeout,
+// the log context, and the last-resort answer. The Lambda entry, local mode and the tests all run this chain.
 import { EARLY_TIMEOUT_MS } from '../../config/resources';
 import { internalErrorAnswer } from '../core/answers';
 import { lambdaChain } from '../middleware/chain';
+import type { FrontDoorEvent } from './front-door-event';
 import {
   createVerifyHandler,
   type VerifyHandler,
   type VerifyHandlerDeps,
   type VerifyResponse,
-} from './create-handler';
-import type { FrontDoorEvent } from './front-door-event';
+} from './verify-handler';
 
 export interface VerifyLambdaOptions {
   /**

@@ -1,4 +1,5 @@
-// The processor Lambda's entry: the composition root. Clients and adapters are built once per container.
+// Lambda's entry for the processor function (exports `handler`): the composition root, no logic.
+// Clients and adapters are built once per container and handed to the middy chain with EVENT_HANDLERS.
 
 import { LAMBDA_DEFAULTS } from '../../config/resources';
 import { runtimeFromEnv } from '../../config/runtime';
@@ -12,7 +13,7 @@ import { SqsForwardQueues } from '../adapters/sqs-forward-queues';
 import { SqsMessageControl } from '../adapters/sqs-message-control';
 import { systemClock } from '../core/ports';
 import { EVENT_HANDLERS } from '../events';
-import { processLambda } from './lambda';
+import { processLambda } from './middy-chain';
 
 const runtime = runtimeFromEnv();
 const clients = createProcessClients();

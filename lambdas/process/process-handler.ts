@@ -1,5 +1,5 @@
-// The processor handler factory: an SQS batch in, the failed item ids out. One record failing never fails
-// the batch; a thrown error (a bug) fails only the records not yet settled.
+// The processor logic: an SQS batch in, the failed item ids out (createProcessHandler).
+// One record failing never fails the batch; a thrown error (a bug) fails only the records not yet settled.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { PROCESS_METRICS } from '../../config/telemetry';
@@ -50,7 +50,7 @@ const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
 
 const NO_DEADLINE = new AbortController().signal;
 
-/** How long the hand-back waits for SQS: inside the chain's grace (lambda.ts), which is derived from it. */
+/** How long the hand-back waits for SQS: inside the chain's grace (middy-chain.ts), which is derived from it. */
 export const HAND_BACK_MS = 400;
 
 export function queueRecordFrom(record: SQSRecord): QueueRecord {

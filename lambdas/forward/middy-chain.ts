@@ -1,10 +1,10 @@
-// The forwarder Lambda as a middy chain around the pure factory, as the processor's (process/lambda.ts):
-// the per-invocation signal and its early timeout, the log context, and the last-resort answer.
+// The forwarder Lambda's middy chain around forward-handler.ts, as the processor's: the per-invocation
+// signal and its early timeout, the log context, and the last-resort answer.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EARLY_TIMEOUT_MS } from '../../config/resources';
 import { lambdaChain } from '../middleware/chain';
 import { allRecordsFailed } from '../middleware/sqs-batch';
-import { createForwardHandler, type ForwardHandler, type ForwardHandlerDeps } from './create-handler';
+import { createForwardHandler, type ForwardHandler, type ForwardHandlerDeps } from './forward-handler';
 
 export function forwardLambda(deps: ForwardHandlerDeps): ForwardHandler {
   return lambdaChain<SQSEvent, SQSBatchResponse>({

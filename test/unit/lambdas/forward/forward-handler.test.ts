@@ -8,7 +8,7 @@ import { jsonTelemetry } from '../../../../lambdas/adapters/json-telemetry';
 import type { ForwardState } from '../../../../lambdas/core/destinations/forward-state';
 import { buildEnvelope, MESSAGE_ATTRIBUTES, serializeEnvelope } from '../../../../lambdas/core/envelope';
 import { sha256Hex } from '../../../../lambdas/core/schemes/primitives';
-import { createForwardHandler } from '../../../../lambdas/forward/create-handler';
+import { createForwardHandler } from '../../../../lambdas/forward/forward-handler';
 
 const config = parseConfig({
   destinations: { hooks: { type: 'http', url: 'https://hooks.example.com/in' } },

@@ -1,5 +1,5 @@
-// The verify Lambda's entry: the composition root. It builds clients and adapters once per container,
-// at import, and hands them to the factory. No logic lives here.
+// Lambda's entry for the verify function (exports `handler`): the composition root, no logic.
+// It builds clients and adapters once per container, at import, and hands them to the middy chain.
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createVerifyClients } from '../adapters/clients';
@@ -9,7 +9,7 @@ import { S3PayloadWriter } from '../adapters/s3-payload-writer';
 import { SecretsManagerSource } from '../adapters/secrets';
 import { SqsDeliveryQueue } from '../adapters/sqs-queue';
 import { systemClock } from '../core/ports';
-import { verifyLambda } from './lambda';
+import { verifyLambda } from './middy-chain';
 
 const runtime = runtimeFromEnv();
 const clients = createVerifyClients();

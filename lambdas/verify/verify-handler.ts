@@ -1,5 +1,6 @@
-// The verify handler factory. Everything it talks to is passed in, so the Lambda entry, local mode and
-// the tests build the same handler over different clients.
+// The verify logic: one front-door request in, one answer out (createVerifyHandler).
+// Everything it talks to is passed in, so the Lambda entry, local mode and the tests build the same handler
+// over different clients.
 import type { Context } from 'aws-lambda';
 import { type AcceptDeliveryDeps, acceptDelivery } from '../core/accept-delivery';
 import { answerFor } from '../core/answers';
@@ -28,7 +29,7 @@ export type VerifyHandler = (
 
 /**
  * The pipeline around one request: parse, accept, answer, log. A bug throws: the middy layer
- * (lambda.ts) turns it into the last-resort answer.
+ * (middy-chain.ts) turns it into the last-resort answer.
  */
 export function createVerifyHandler(deps: VerifyHandlerDeps): VerifyHandler {
   return async (event, context, signal) => {
