@@ -4,7 +4,7 @@
 import { vi } from 'vitest';
 import { DESTINATION_VARIANTS, leastPrivilegeSuite } from './least-privilege';
 
-// The command builds its clients for a stack itself (cli/aws.ts): pointed at the emulators here. The
+// The command builds its clients for a stack itself (cli/shared/stack-target.ts): pointed at the emulators here. The
 // Lambdas' clients are given their endpoints explicitly and pass through.
 const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | Record<string, string> }));
 vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {

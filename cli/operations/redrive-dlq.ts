@@ -1,0 +1,290 @@
+// `webhook-inbox dlq redrive`: moves dead-lettered messages back to the main queue. On AWS with SQS's own
+// message move task (the same move the console's "Start DLQ redrive" makes); locally, where the emulator
+// has none, by receive, send and delete. Either way only what moved is marked, and only after it moved.
+import pc from 'picocolors';
+import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
+import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
+import type { JsonOption } from '../shared/options';
+import { CliError, describeError, print, printJson } from '../shared/output';
+import { progressBar } from '../shared/progress-bar';
+import type { Target } from '../shared/target-types';
+import { type DlqEntry, describeMessage, entriesTable, withInboxFacts } from './dlq-entry';
+
+/** A target opened for the DLQ tools: its queues and its inbox, through the adapters. */
+export interface Opened {
+  target: Target;
+  ops: SqsQueueOps;
+  inbox: DynamoInbox;
+  /**
+   * The forward destination whose queue and DLQ these are (`--destination`). Its redriven messages are
+   * taken up by the forwarder, which reads the delivery's history itself: no inbox record is marked.
+   */
+  destination?: string;
+}
+
+export async function runRedrive(
+  opened: Opened,
+  options: JsonOption & { maxPerSecond?: number; dryRun?: boolean },
+): Promise<number> {
+  const { target, ops } = opened;
+  if (options.dryRun) {
+    const counts = await ops.counts(target.dlqUrl);
+    const peeked = await ops.peekQueue(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 });
+    const entries = await withInboxFacts(
+      opened.inbox,
+      peeked.messages.map((m) => describeMessage(m)),
+      opened.destination,
+    );
+    if (options.json) {
+      printJson({
+        dryRun: true,
+        wouldMove: entries.length,
+        // Whether every message was seen: when not, more than wouldMove (about aboutVisible) would move.
+        whole: peeked.whole,
+        aboutVisible: peeked.aboutVisible,
+        from: target.dlqUrl,
+        to: target.queueUrl,
+        messages: entries,
+      });
+    } else {
+      if (entries.length > 0) print(entriesTable(entries));
+      const plural = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
+      print(
+        peeked.whole
+          ? `dry run: would move ${plural(entries.length)} to ${target.queueUrl}`
+          : `dry run: would move about ${plural(peeked.aboutVisible)} to ${target.queueUrl}; ` +
+              pc.yellow(`showing the ${entries.length} read in time, the DLQ could not be read whole`),
+      );
+    }
+    return 0;
+  }
+  const result =
+    target.kind === 'aws' ? await redriveOnAws(opened, options) : await redriveLocally(opened, options);
+  const after = await ops.counts(target.dlqUrl);
+  if (options.json) {
+    printJson({
+      ...result,
+      from: target.dlqUrl,
+      to: target.queueUrl,
+      dlqRemaining: after.visible + after.inFlight,
+    });
+  } else {
+    print(
+      `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
+        (opened.destination === undefined
+          ? 'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
+            'Follow them with `webhook-inbox deliveries list`.'
+          : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
+    );
+    if (after.visible + after.inFlight > 0) {
+      print(
+        pc.dim(
+          `${after.visible + after.inFlight} message(s) in the DLQ now (arrived during the redrive, or failed again)`,
+        ),
+      );
+    }
+  }
+  return 0;
+}
+
+/**
+ * Marks the inbox record of a message that moved `enqueued` again, if it is still as the give-up left it
+ * before `sinceMs` (see DynamoInbox.markRequeued): whatever the processor has done since with the moved
+ * copy wins. A failed mark is not an error: the processor brings the record along when it takes the copy.
+ */
+async function markRequeued(
+  { inbox, destination }: Opened,
+  entry: DlqEntry,
+  sinceMs: number,
+): Promise<boolean> {
+  if (destination !== undefined) return false;
+  if (!entry.provider || !entry.dedupKey) return false;
+  const pk = `${entry.provider}#${entry.dedupKey}`;
+  await inbox.noteRedriven(pk, Date.now()).catch(() => false);
+  return inbox.markRequeued(pk, Date.now(), sinceMs).catch(() => false);
+}
+
+/**
+ * Moves one received DLQ message to the main queue: sent with the same body and attributes (minus
+ * errorCode), deleted from the DLQ only once the send succeeded, then its inbox record marked. Shared by
+ * the whole-queue move here and the selective one (redrive-selected.ts). `movedBefore` is for the message.
+ */
+export async function moveMessage(
+  opened: Opened,
+  message: ReceivedMessage,
+  startedMs: number,
+  movedBefore: number,
+): Promise<void> {
+  const { target, ops } = opened;
+  const entry = describeMessage(message);
+  const { errorCode: _errorCode, ...attributes } = message.attributes;
+  try {
+    await ops.sendRaw(target.queueUrl, message.body, attributes);
+  } catch (error) {
+    throw new CliError(
+      `redrive stopped after ${movedBefore} message(s): cannot send to the main queue: ${describeError(error)}`,
+      'the message that failed is still in the DLQ; run the redrive again',
+    );
+  }
+  // Only after the send succeeded: a failure here leaves a copy in the DLQ, never a lost message.
+  await ops.delete(target.dlqUrl, message.receiptHandle);
+  // Only what moved is marked, and only after it moved: a record the processor has already taken
+  // (leased, processed, given up again) is left as it is.
+  await markRequeued(opened, entry, startedMs);
+}
+
+async function redriveLocally(
+  opened: Opened,
+  options: JsonOption & { maxPerSecond?: number },
+): Promise<{ moved: number; method: string }> {
+  const { target, ops } = opened;
+  const startedMs = Date.now();
+  // A snapshot of the count: a message that fails again during the run is not chased round in circles.
+  const total = (await ops.counts(target.dlqUrl)).visible;
+  const bar = await progressBar('redrive', 'messages', !options.json);
+  bar?.progress(0, total);
+  const spacingMs = options.maxPerSecond ? 1000 / options.maxPerSecond : 0;
+  let nextAt = Date.now();
+  let moved = 0;
+  const movedIds = new Set<string>();
+  try {
+    // Long polls: a short poll samples some of SQS's servers and may answer empty while messages wait, so
+    // only an empty long poll (every server asked) means nothing is left.
+    while (moved < total) {
+      const batch = await ops.receive(target.dlqUrl, {
+        maxMessages: Math.min(10, total - moved),
+        visibilitySeconds: 120,
+        waitSeconds: REDRIVE_POLL_SECONDS,
+      });
+      if (batch.length === 0) break;
+      for (const message of batch) {
+        if (movedIds.has(message.messageId)) {
+          // A second copy of a message already sent to the main queue (SQS delivers at least once): the
+          // delete by the first copy's handle may not have taken, so this copy's handle deletes it.
+          await ops.delete(target.dlqUrl, message.receiptHandle);
+          continue;
+        }
+        const wait = nextAt - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        nextAt = Math.max(nextAt, Date.now()) + spacingMs;
+        await moveMessage(opened, message, startedMs, moved);
+        movedIds.add(message.messageId);
+        moved++;
+        bar?.progress(moved, total);
+      }
+    }
+    if (moved > 0) await sweepSecondCopies(opened, movedIds);
+  } finally {
+    bar?.stop();
+  }
+  return { moved, method: 'receive-send-delete' };
+}
+
+/**
+ * Deletes the second copies SQS may hand out of messages already moved (it delivers at least once), so
+ * they are neither left in the DLQ as if they had failed again nor moved twice by the next redrive. Stops
+ * at the first empty long poll, or at a message not moved by this run (arrived since, or failed again),
+ * which is made visible again and left for the next redrive.
+ */
+export async function sweepSecondCopies({ target, ops }: Opened, movedIds: Set<string>): Promise<void> {
+  for (let polls = 0; polls < SWEEP_POLLS; polls++) {
+    const batch = await ops.receive(target.dlqUrl, { visibilitySeconds: 30, waitSeconds: 1 });
+    const others = batch.filter((message) => !movedIds.has(message.messageId));
+    for (const message of batch) {
+      if (movedIds.has(message.messageId)) await ops.delete(target.dlqUrl, message.receiptHandle);
+      else await ops.changeVisibility(target.dlqUrl, message.receiptHandle, 0).catch(() => undefined);
+    }
+    if (batch.length === 0 || others.length > 0) return;
+  }
+}
+
+/** A bound on the sweep, for a DLQ whose copies keep coming. */
+const SWEEP_POLLS = 20;
+
+/** The local redrive's long polls: answered at once while messages are visible, so this bounds only the last. */
+const REDRIVE_POLL_SECONDS = 2;
+
+/** Clocks differ: a task SQS says started this long before we asked for it may still be ours. */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Whether the DLQ's latest task is the one we started. SQS names a task's handle only while it is RUNNING,
+ * so a finished one is recognised by its start time instead.
+ */
+function isOurTask(task: MoveTaskStatus, taskHandle: string | undefined, startedMs: number): boolean {
+  if (task.taskHandle !== undefined) return taskHandle === undefined || task.taskHandle === taskHandle;
+  return task.startedAtMs === undefined || task.startedAtMs >= startedMs - CLOCK_SKEW_MS;
+}
+
+/** How often the move task's progress is read. */
+const MOVE_POLL_MS = 2_000;
+/**
+ * How long a started task may stay missing from ListMessageMoveTasks before the command stops waiting. A
+ * listing can lag the start by a moment; one that never shows the task (another tool's task replaced it, or
+ * the listing is refused) would otherwise keep the command polling for ever.
+ */
+const UNLISTED_TASK_WAIT_MS = 60_000;
+
+export async function redriveOnAws(
+  opened: Opened,
+  options: JsonOption & { maxPerSecond?: number; pollMs?: number; unlistedWaitMs?: number },
+): Promise<{ moved: number; method: string; taskHandle?: string }> {
+  const { target, ops } = opened;
+  // What is there before the move: their records are marked once the task has completed, not before (a
+  // task SQS refuses, say because one is already running, must leave them saying dead-lettered).
+  const startedMs = Date.now();
+  // A peek that could not see the whole DLQ in time leaves some records unmarked: the processor brings each
+  // along when it takes the moved copy, so that is slower to show, not wrong.
+  const counts = await ops.counts(target.dlqUrl);
+  const entries = (await ops.peek(target.dlqUrl, { limit: Math.min(counts.visible + 100, 10_000) })).map(
+    (m) => describeMessage(m),
+  );
+  let taskHandle: string | undefined;
+  try {
+    taskHandle = await ops.startMessageMove({
+      sourceArn: target.dlqArn,
+      destinationArn: target.queueArn,
+      maxPerSecond: options.maxPerSecond,
+    });
+  } catch (error) {
+    throw new CliError(
+      `cannot start the redrive (StartMessageMoveTask): ${describeError(error)}`,
+      'nothing was moved or marked; if a move task is already running, wait for it (or cancel it) and run this again',
+    );
+  }
+  const bar = await progressBar('redrive', 'messages', !options.json);
+  let total = Math.max(counts.visible, entries.length);
+  try {
+    const pollMs = options.pollMs ?? MOVE_POLL_MS;
+    // Counted in polls, not read from a clock: each poll waits pollMs first.
+    const unlistedPolls = Math.ceil((options.unlistedWaitMs ?? UNLISTED_TASK_WAIT_MS) / pollMs);
+    for (let missing = 0; ; ) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      const task = await ops.latestMessageMove(target.dlqArn);
+      if (!task || !isOurTask(task, taskHandle, startedMs)) {
+        missing += 1;
+        if (missing >= unlistedPolls) {
+          throw new CliError(
+            `the redrive task${taskHandle ? ` ${taskHandle}` : ''} was started, but ListMessageMoveTasks has not listed it for ${Math.round((missing * pollMs) / 1000)} s; records were not marked`,
+            'see its progress with `aws sqs list-message-move-tasks --source-arn <DLQ ARN>`, then run `webhook-inbox dlq list`',
+          );
+        }
+        continue;
+      }
+      missing = 0;
+      if (task.toMove !== undefined) total = task.toMove;
+      bar?.progress(task.moved, total);
+      if (task.status === 'RUNNING') continue;
+      if (task.status === 'COMPLETED') {
+        for (const entry of entries) await markRequeued(opened, entry, startedMs);
+        return { moved: task.moved, method: 'StartMessageMoveTask', taskHandle };
+      }
+      throw new CliError(
+        `the redrive task ended ${task.status} after ${task.moved} message(s)${task.failureReason ? `: ${task.failureReason}` : ''}`,
+        'run `webhook-inbox dlq redrive` again once the cause is fixed',
+      );
+    }
+  } finally {
+    bar?.stop();
+  }
+}
