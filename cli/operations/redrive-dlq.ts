@@ -1,14 +1,14 @@
-// `webhook-inbox dlq redrive`: moves dead-lettered messages back to the main queue. On AWS with SQS's own
-// message move task (the same move the console's "Start DLQ redrive" makes); locally, where the emulator
-// has none, by receive, send and delete. Either way only what moved is marked, and only after it moved.
-import pc from 'picocolors';
+// Moving dead-lettered messages back to the main queue (`dlq redrive`, the console). On AWS with SQS's own
+// message move task (the same move the AWS console's "Start DLQ redrive" makes); locally, where the
+// emulator has none, by receive, send and delete. Either way only what moved is marked, and only after it
+// moved.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
 import type { JsonOption } from '../shared/options';
-import { CliError, describeError, print, printJson } from '../shared/output';
+import { CliError, describeError } from '../shared/output';
 import { progressBar } from '../shared/progress-bar';
 import type { Target } from '../shared/target-types';
-import { type DlqEntry, describeMessage, entriesTable, withInboxFacts } from './dlq-entry';
+import { type DlqEntry, describeMessage } from './dlq-entry';
 
 /** A target opened for the DLQ tools: its queues and its inbox, through the adapters. */
 export interface Opened {
@@ -22,69 +22,12 @@ export interface Opened {
   destination?: string;
 }
 
-export async function runRedrive(
+/** Moves the whole DLQ back to the main queue: SQS's move task on AWS, receive-send-delete locally. */
+export async function redriveDlq(
   opened: Opened,
-  options: JsonOption & { maxPerSecond?: number; dryRun?: boolean },
-): Promise<number> {
-  const { target, ops } = opened;
-  if (options.dryRun) {
-    const counts = await ops.counts(target.dlqUrl);
-    const peeked = await ops.peekQueue(target.dlqUrl, { limit: Math.max(counts.visible, 1) + 100 });
-    const entries = await withInboxFacts(
-      opened.inbox,
-      peeked.messages.map((m) => describeMessage(m)),
-      opened.destination,
-    );
-    if (options.json) {
-      printJson({
-        dryRun: true,
-        wouldMove: entries.length,
-        // Whether every message was seen: when not, more than wouldMove (about aboutVisible) would move.
-        whole: peeked.whole,
-        aboutVisible: peeked.aboutVisible,
-        from: target.dlqUrl,
-        to: target.queueUrl,
-        messages: entries,
-      });
-    } else {
-      if (entries.length > 0) print(entriesTable(entries));
-      const plural = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
-      print(
-        peeked.whole
-          ? `dry run: would move ${plural(entries.length)} to ${target.queueUrl}`
-          : `dry run: would move about ${plural(peeked.aboutVisible)} to ${target.queueUrl}; ` +
-              pc.yellow(`showing the ${entries.length} read in time, the DLQ could not be read whole`),
-      );
-    }
-    return 0;
-  }
-  const result =
-    target.kind === 'aws' ? await redriveOnAws(opened, options) : await redriveLocally(opened, options);
-  const after = await ops.counts(target.dlqUrl);
-  if (options.json) {
-    printJson({
-      ...result,
-      from: target.dlqUrl,
-      to: target.queueUrl,
-      dlqRemaining: after.visible + after.inFlight,
-    });
-  } else {
-    print(
-      `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
-        (opened.destination === undefined
-          ? 'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
-            'Follow them with `webhook-inbox deliveries list`.'
-          : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
-    );
-    if (after.visible + after.inFlight > 0) {
-      print(
-        pc.dim(
-          `${after.visible + after.inFlight} message(s) in the DLQ now (arrived during the redrive, or failed again)`,
-        ),
-      );
-    }
-  }
-  return 0;
+  options: JsonOption & { maxPerSecond?: number },
+): Promise<{ moved: number; method: string; taskHandle?: string }> {
+  return opened.target.kind === 'aws' ? redriveOnAws(opened, options) : redriveLocally(opened, options);
 }
 
 /**

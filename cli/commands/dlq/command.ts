@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { ReceivedMessage } from '../../../lambdas/adapters/sqs-queue-ops';
 import { describeMessage, entriesTable, envelopeOf, str, withInboxFacts } from '../../operations/dlq-entry';
-import { type Opened, runRedrive } from '../../operations/redrive-dlq';
+import type { Opened } from '../../operations/redrive-dlq';
 import {
   addJsonOption,
   addTargetOptions,
@@ -23,6 +23,7 @@ import {
   UsageError,
 } from '../../shared/output';
 import type { Target } from '../../shared/target-types';
+import { runRedrive } from './redrive';
 
 interface DestinationOption {
   /** A destination's own queue and DLQ instead of the inbox's. */

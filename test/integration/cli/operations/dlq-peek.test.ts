@@ -3,7 +3,8 @@
 // twice. The commands must still see, or say they did not see, the whole DLQ, and move each message once.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Opened, runRedrive } from '../../../../cli/operations/redrive-dlq';
+import { runRedrive } from '../../../../cli/commands/dlq/redrive';
+import type { Opened } from '../../../../cli/operations/redrive-dlq';
 import { redriveSelected } from '../../../../cli/operations/redrive-selected';
 import type { Target } from '../../../../cli/shared/target-types';
 import { createAwsClients } from '../../../../lambdas/adapters/clients';
