@@ -226,7 +226,7 @@ async function registerByHand(
 ): Promise<number> {
   const { MANUAL_SECRETS } = await import('../../operations/registration/manual-secrets');
   const { resolveSecretsTarget } = await import('../../shared/target');
-  const { readAndStoreSecret } = await import('../secrets/set');
+  const { readAndStoreSecret } = await import('../../operations/registration/store-manual-secret');
   const target = await resolveSecretsTarget(options, config, cwd);
   try {
     const url = requestedUrl ?? target.endpointUrl(provider.id);

@@ -4,11 +4,8 @@
 // previous one.
 import type { Command } from 'commander';
 import pc from 'picocolors';
-import type { ResolvedProvider } from '../../../config';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from '../../shared/options';
-import { print, printJson, UsageError } from '../../shared/output';
-import type { LineInput } from '../../shared/read-line';
-import type { SecretStore } from '../../shared/target-types';
+import { print, printJson } from '../../shared/output';
 
 export function registerSecretsSet(secrets: Command): void {
   const set = secrets
@@ -29,6 +26,7 @@ The secret is read from standard input: typed (not echoed), or piped from a pass
     const { config, cwd } = await loadProject();
     const provider = providerOf(config, providerId);
     const { resolveSecretsTarget } = await import('../../shared/target');
+    const { readAndStoreSecret } = await import('../../operations/registration/store-manual-secret');
     const target = await resolveSecretsTarget(options, config, cwd);
     try {
       const versions = await readAndStoreSecret(provider, target.secrets, target.endpointUrl(provider.id), {
@@ -50,33 +48,4 @@ The secret is read from standard input: typed (not echoed), or piped from a pass
       target.close();
     }
   });
-}
-
-/** Reads one secret from standard input, checks it can sign for the provider, and stores it (rotate). */
-export async function readAndStoreSecret(
-  provider: ResolvedProvider,
-  secrets: SecretStore,
-  url: string,
-  io: LineInput,
-): Promise<string[]> {
-  const { readOneLine } = await import('../../shared/read-line');
-  const { manualSecretRefusal } = await import('../../operations/registration/manual-secrets');
-  const value = await readOneLine(io, `${provider.id} secret (not shown): `);
-  if (value === '') throw new UsageError(`no secret on standard input for ${provider.id}`);
-  const refusal = manualSecretRefusal(provider.scheme, value);
-  if (refusal !== undefined)
-    throw new UsageError(`refused the ${provider.id} secret: ${refusal}; nothing stored`);
-  const { signDelivery } = await import('../../operations/signed-delivery');
-  try {
-    signDelivery(
-      provider,
-      { body: Buffer.from('{}'), deliveryId: 'msg_check', extraHeaders: {} },
-      { secret: value, timestamp: Math.floor(Date.now() / 1000), url },
-    );
-  } catch {
-    throw new UsageError(
-      `refused the ${provider.id} secret: not a usable ${provider.scheme} secret; nothing stored`,
-    );
-  }
-  return secrets.rotate(provider.id, value);
 }
