@@ -1,8 +1,8 @@
 // The DLQ items: what the main queue's redrive policy and the DLQ's allow policy mean for a redrive, and
 // the move-task check, which lists tasks (SQS has no dry run) and says the start itself was not tried.
 import { describe, expect, it } from 'vitest';
-import { checkDlq, redriveProblem } from '../../../../../cli/commands/doctor/checks/dlq';
-import { accessDenied, DLQ_ARN, fakeContext, QUEUE_ARN } from './fake-context';
+import { checkDlq, redriveProblem } from '../../../../../../cli/commands/doctor/checks/dlq';
+import { accessDenied, DLQ_ARN, fakeContext, QUEUE_ARN } from '../fake-context';
 
 const queues = { queueArn: QUEUE_ARN, dlqArn: DLQ_ARN };
 const redrivePolicy = JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 12 });

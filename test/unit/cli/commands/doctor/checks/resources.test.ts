@@ -2,9 +2,9 @@
 // not answer this time (throttled, down, credentials that expired mid-run) says nothing about the
 // resource, so the item is "cannot check" with the reason, never a failure with a wrong fix.
 import { describe, expect, it } from 'vitest';
-import { checkResources } from '../../../../../cli/commands/doctor/checks/resources';
-import { DependencyError } from '../../../../../lambdas/core/errors';
-import { accessDenied, awsError, fakeContext } from './fake-context';
+import { checkResources } from '../../../../../../cli/commands/doctor/checks/resources';
+import { DependencyError } from '../../../../../../lambdas/core/errors';
+import { accessDenied, awsError, fakeContext } from '../fake-context';
 
 const outputsPassed = [{ id: 'outputs', title: 'o', status: 'pass' as const, detail: '' }];
 

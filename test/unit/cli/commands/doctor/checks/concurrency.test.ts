@@ -1,8 +1,8 @@
 // The concurrency item against a fake of Lambda's account settings: what each reservation leaves the rest
 // of the account, and "cannot check" when Lambda's settings cannot be read.
 import { describe, expect, it } from 'vitest';
-import { checkConcurrency, judgeConcurrency } from '../../../../../cli/commands/doctor/checks/concurrency';
-import { accessDenied, fakeContext, RESOURCES } from './fake-context';
+import { checkConcurrency, judgeConcurrency } from '../../../../../../cli/commands/doctor/checks/concurrency';
+import { accessDenied, fakeContext, RESOURCES } from '../fake-context';
 
 const account = (limit: number, unreserved: number) => ({ limit, unreserved });
 

@@ -5,10 +5,10 @@ import {
   alarmNamesIn,
   frontDoorIn,
   verifyFunctionIn,
-} from '../../../../../cli/commands/doctor/checks/front-door';
-import type { StackResource } from '../../../../../cli/commands/doctor/ports';
-import { SERVICE } from '../../../../../config/telemetry';
-import { functionIdOf, type SynthOptions, synthStack } from '../../../../infra/synth';
+} from '../../../../../../cli/commands/doctor/checks/front-door';
+import type { StackResource } from '../../../../../../cli/commands/doctor/ports';
+import { SERVICE } from '../../../../../../config/telemetry';
+import { functionIdOf, type SynthOptions, synthStack } from '../../../../../infra/synth';
 
 /** The template's resources as ListStackResources lists them, each with its logical id as physical id. */
 function listed(options: SynthOptions): { resources: StackResource[]; verifyId: string } {

@@ -2,9 +2,9 @@
 // has a client per region), one in another partition fails, and each destination's signed test is judged
 // as the forwarder would.
 import { describe, expect, it } from 'vitest';
-import { checkDestinations } from '../../../../../cli/commands/doctor/checks/destinations';
-import { parseConfig } from '../../../../../config';
-import { accessDenied, awsError, fakeContext, fakeTarget } from './fake-context';
+import { checkDestinations } from '../../../../../../cli/commands/doctor/checks/destinations';
+import { parseConfig } from '../../../../../../config';
+import { accessDenied, awsError, fakeContext, fakeTarget } from '../fake-context';
 
 const config = parseConfig({
   destinations: {

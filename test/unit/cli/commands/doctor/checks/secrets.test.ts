@@ -2,10 +2,10 @@
 // generated placeholder; one where you choose it may keep it; none at all, or one `secrets` cannot read,
 // fails with the command that fixes it.
 import { describe, expect, it } from 'vitest';
-import { checkSecrets, looksGenerated } from '../../../../../cli/commands/doctor/checks/secrets';
-import { CliError } from '../../../../../cli/shared/output';
-import { parseConfig } from '../../../../../config';
-import { accessDenied, fakeContext, fakeTarget } from './fake-context';
+import { checkSecrets, looksGenerated } from '../../../../../../cli/commands/doctor/checks/secrets';
+import { CliError } from '../../../../../../cli/shared/output';
+import { parseConfig } from '../../../../../../config';
+import { accessDenied, fakeContext, fakeTarget } from '../fake-context';
 
 const config = parseConfig({
   providers: { stripe: { scheme: 'stripe' }, github: { scheme: 'github' } },

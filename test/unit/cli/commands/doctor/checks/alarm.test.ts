@@ -2,8 +2,8 @@
 // topic, reads the history for that action's outcome, and always puts the alarm back; a denied call is
 // "cannot check", never a failure of the inbox.
 import { describe, expect, it } from 'vitest';
-import { actionOutcome, checkAlarm, chooseDrill } from '../../../../../cli/commands/doctor/checks/alarm';
-import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, publishRefused, TOPIC } from './fake-context';
+import { actionOutcome, checkAlarm, chooseDrill } from '../../../../../../cli/commands/doctor/checks/alarm';
+import { accessDenied, FakeCloudWatch, fakeContext, okAlarm, publishRefused, TOPIC } from '../fake-context';
 
 const NAME = 'WebhookInbox-DeadLetters-X';
 
