@@ -1,5 +1,6 @@
-// What a command acts on, as a type: the local instance or a deployed stack look alike to every command.
-// Kept apart from target.ts, which finds the target, so the code that builds one (stack-target.ts) needs only this.
+// What a command acts on, as a type: the local instance or a deployed stack look alike to every command. Kept
+// apart from target.ts, which finds the target, so the code that builds one (stack-target.ts) needs only
+// this.
 import type { Config } from '../../config';
 import type { DestinationResources } from '../../config/runtime';
 import type { AwsClients } from '../../lambdas/adapters/clients';

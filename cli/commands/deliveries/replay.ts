@@ -1,6 +1,6 @@
 // `webhook-inbox deliveries replay`: one archived delivery, or a filtered set, sent through the processor
-// again (operations/replay-deliveries.ts does the work). A refusal exits 3 (EXIT.refused), so a script can tell "not now"
-// from a failure.
+// again (operations/replay-deliveries.ts does the work). A refusal exits 3 (EXIT.refused), so a script can
+// tell "not now" from a failure.
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { INBOX_STATUSES, type InboxStatus } from '../../../lambdas/core/inbox';
@@ -115,7 +115,8 @@ async function runReplay(
     // Asked only once the command line has been judged good: a usage error costs no STS call.
     const by = async () => (options.dryRun ? undefined : whoAmI(target));
     if (filter === undefined) {
-      // The whole key or a unique prefix of it, as `deliveries show` takes it (operations/delivery-lookup.ts).
+      // The whole key or a unique prefix of it, as `deliveries show` takes it
+      // (operations/delivery-lookup.ts).
       const { lookUpDelivery } = await import('../../operations/delivery-lookup');
       const lookup = await lookUpDelivery(opened.inbox, provider as string, key as string);
       if (lookup.kind === 'too_short') {

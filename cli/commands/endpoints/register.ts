@@ -1,8 +1,8 @@
-// `webhook-inbox endpoints register <provider>`: registers the inbox's URL with the provider through its
-// API and stores the signing secret in the same step (operations/registration/register-flow.ts orders the steps).
+// `webhook-inbox endpoints register <provider>`: registers the inbox's URL with the provider through its API
+// and stores the signing secret in the same step (operations/registration/register-flow.ts orders the steps).
 // Slack, Shopify and Zoom have no such API: the exact steps are printed and the secret read once from
-// standard input. Credentials come from the environment or standard input, never from an argument that
-// `ps` shows.
+// standard input. Credentials come from the environment or standard input, never from an argument that `ps`
+// shows.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../../config';

@@ -1,6 +1,7 @@
-// Replay (cli/operations/replay-deliveries.ts) against the emulators through the real SDK clients: deliveries go in through the
-// real verify handler, the processor runs them, and a replay sends them through the processor again with
-// the same dedup key and `ctx.idempotencyKey`, or is refused while the delivery is in flight.
+// Replay (cli/operations/replay-deliveries.ts) against the emulators through the real SDK clients: deliveries
+// go in through the real verify handler, the processor runs them, and a replay sends them through the
+// processor again with the same dedup key and `ctx.idempotencyKey`, or is refused while the delivery is in
+// flight.
 
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,6 @@
-// cli/shared/stack-target.ts's side of a deployed stack: the adapters' failures as CliErrors with the messages and hints
-// the CLI has always printed (quoting the SDK's own words), and a stack's secrets shown and rotated.
+// cli/shared/stack-target.ts's side of a deployed stack: the adapters' failures as CliErrors with the
+// messages and hints the CLI has always printed (quoting the SDK's own words), and a stack's secrets shown
+// and rotated.
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../../cli/shared/output';
 import { stackReadFailure, stackSecrets } from '../../../../cli/shared/stack-target';
