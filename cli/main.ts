@@ -1,21 +1,23 @@
-// The `webhook-inbox` command. Each subcommand lives in its own module and loads what it needs (config,
-// SDK clients, schemes) only when it runs, so `--help` and usage errors answer at once.
+// The `webhook-inbox` command. Each subcommand lives in its own module under commands/ and loads what it
+// needs (config, SDK clients, schemes) only when it runs, so `--help` and usage errors answer at once. The
+// work they share with the console (console/) is in operations/; shared/ holds the plumbing every command
+// uses: options, output, the project and the target it acts on.
 //
 // Exit codes: 0 done, 1 failed at run time (no local instance, AWS refused, a selftest check failed),
 // 2 usage error (unknown command, provider or option, bad value), 3 refused (a replay of a delivery in
 // flight, or of bytes that are gone). Errors are one line, never a stack.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { version } from '../package.json';
-import { registerDeliveries } from './deliveries';
-import { registerDestinations } from './destinations';
-import { registerDlq } from './dlq';
-import { registerDoctor } from './doctor/command';
-import { registerEndpoints } from './endpoints';
-import { addTargetOptions, type TargetOptions } from './options';
-import { EXIT, reportError } from './output';
-import { registerSecrets } from './secrets';
-import { registerSelftest } from './selftest';
-import { registerSend } from './send';
+import { registerDeliveries } from './commands/deliveries/command';
+import { registerDestinations } from './commands/destinations';
+import { registerDlq } from './commands/dlq/command';
+import { registerDoctor } from './commands/doctor/command';
+import { registerEndpoints } from './commands/endpoints/command';
+import { registerSecrets } from './commands/secrets/command';
+import { registerSelftest } from './commands/selftest';
+import { registerSend } from './commands/send';
+import { addTargetOptions, type TargetOptions } from './shared/options';
+import { EXIT, reportError } from './shared/output';
 
 /** Set by `dev`, which keeps running after its action returns. */
 let keepRunning = false;
@@ -51,7 +53,7 @@ export function buildProgram(): Command {
     )
     .action(async (options: { port?: string; dataDir?: string; forwardTo?: string[] }) => {
       const { localPort } = await import('../config/load');
-      const { runDev } = await import('./dev');
+      const { runDev } = await import('./commands/dev');
       keepRunning = true;
       await runDev({ port: localPort(options.port), dataDir: options.dataDir, forwardTo: options.forwardTo });
     });

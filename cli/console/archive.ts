@@ -1,7 +1,13 @@
-// The console's reveal and replay, through cli/replay.ts (the archive and replay of issue 16 §1): the same
-// functions `deliveries show --reveal` and `deliveries replay` use, with the operator's identity.
-import { openReplayTarget, type ReplayTarget, replayOne, replayRefusalMessage, whoAmI } from '../replay';
-import type { Target } from '../target-types';
+// The console's reveal and replay, through operations/replay-deliveries.ts: the same functions
+// `deliveries show --reveal` and `deliveries replay` use, with the operator's identity.
+import {
+  openReplayTarget,
+  type ReplayTarget,
+  replayOne,
+  replayRefusalMessage,
+  whoAmI,
+} from '../operations/replay-deliveries';
+import type { Target } from '../shared/target-types';
 
 export type ReplayAnswer =
   | { kind: 'replayed'; messageId: string }

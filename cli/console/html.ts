@@ -1,6 +1,6 @@
 // HTML building blocks for the console's server-rendered pages. Every value from the inbox (keys, event
 // types, error details) goes through `esc`: a delivery's fields are written by whoever sent the webhook.
-import { formatAge, INBOX_COLOURS } from '../output';
+import { formatAge, INBOX_COLOURS } from '../shared/output';
 
 const ENTITIES: Record<string, string> = {
   '&': '&amp;',
@@ -22,7 +22,7 @@ export function query(values: Record<string, string | undefined>): string {
   return text ? `?${text}` : '';
 }
 
-/** The status as a badge in the CLI's colour for it (cli/output.ts INBOX_COLOURS). */
+/** The status as a badge in the CLI's colour for it (cli/shared/output.ts INBOX_COLOURS). */
 export function statusBadge(status: string): string {
   return `<span class="badge badge-${INBOX_COLOURS[status] ?? 'plain'}">${esc(status)}</span>`;
 }

@@ -4,7 +4,8 @@
 import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { INBOX_STATUSES, type InboxRecord } from '../../lambdas/core/inbox';
-import { formatAge } from '../output';
+import { formatAge } from '../shared/output';
+import type { DeadLetterGroup, ProviderView } from './console-operations';
 import { type DeliveryPage, type DeliveryQuery, INDEX_LAG_NOTE, MIN_PREFIX } from './deliveries-source';
 import {
   dash,
@@ -18,7 +19,6 @@ import {
   table,
   time,
 } from './html';
-import type { DeadLetterGroup, ProviderView } from './operations';
 
 /** A record field the inbox type may not name yet (lastErrorDetail, written by the processor's newer code). */
 function field(record: InboxRecord, name: string): string | number | undefined {

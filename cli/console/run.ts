@@ -2,11 +2,11 @@
 // process until Ctrl-C. Against a stack it acts with the operator's own AWS credentials, as every other
 // command does: nothing new is exposed, and the only listener is on 127.0.0.1.
 import pc from 'picocolors';
-import type { TargetOptions } from '../options';
-import { CliError, print } from '../output';
-import { archivedPayload } from '../replay';
+import { archivedPayload } from '../operations/replay-deliveries';
+import type { TargetOptions } from '../shared/options';
+import { CliError, print } from '../shared/output';
 import { replayer } from './archive';
-import { ConsoleOperations } from './operations';
+import { ConsoleOperations } from './console-operations';
 import { newToken } from './security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from './server';
 
@@ -16,9 +16,9 @@ export interface ConsoleCommandOptions extends TargetOptions {
 }
 
 export async function runConsole(options: ConsoleCommandOptions): Promise<RunningConsole> {
-  const { loadProject } = await import('../context');
+  const { loadProject } = await import('../shared/project');
   const { config, cwd } = await loadProject();
-  const { resolveTarget } = await import('../target');
+  const { resolveTarget } = await import('../shared/target');
   const target = await resolveTarget(options, config, cwd);
   const { secretsFilePath } = await import('../../local/secrets-file');
   const operations = new ConsoleOperations(

@@ -5,12 +5,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { InvalidCursorError } from '../../lambdas/adapters/dynamo-inbox-listing';
 import { INBOX_STATUSES, type InboxStatus } from '../../lambdas/core/inbox';
-import { describeError, UsageError } from '../output';
+import { describeError, UsageError } from '../shared/output';
 import { CLIENT_SCRIPT, STYLES } from './assets';
+import type { ConsoleOperations, RedriveScope } from './console-operations';
 import type { DeliveryQuery } from './deliveries-source';
 import type { Frame } from './html';
 import { Jobs } from './jobs';
-import type { ConsoleOperations, RedriveScope } from './operations';
 import {
   type DeliveriesForm,
   deadLettersPage,

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { post, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import { post, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import { loadProjectConfig } from '../../../config/load';
 import { FORWARD_HEADERS } from '../../../lambdas/core/destinations/signing';
 import { withForwardTo } from '../../../local/forward-to';

@@ -3,7 +3,7 @@
 // processed, and the DLQ ends empty.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { post, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import { post, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import { loadProjectConfig } from '../../../config/load';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';

@@ -1,8 +1,8 @@
 // A deployed stack as AWS's APIs describe it, on one local HTTP server: each SDK client of the doctor is
 // pointed at it with the endpoint variables the SDK reads (AWS_ENDPOINT_URL_<SERVICE>), so the command's own
-// wiring (cli/doctor/run.ts) runs against wire formats as AWS sends them: CloudFormation's query XML,
-// CloudWatch's, DynamoDB's, SQS's and Secrets Manager's JSON, Lambda's REST JSON, S3's REST XML. It holds a
-// healthy stack; a test changes what one call answers through `overrides`.
+// wiring (cli/commands/doctor/run.ts) runs against wire formats as AWS sends them: CloudFormation's query
+// XML, CloudWatch's, DynamoDB's, SQS's and Secrets Manager's JSON, Lambda's REST JSON, S3's REST XML. It
+// holds a healthy stack; a test changes what one call answers through `overrides`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

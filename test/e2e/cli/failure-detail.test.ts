@@ -3,7 +3,7 @@
 // never a value from the body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { post, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import { post, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import { loadProjectConfig } from '../../../config/load';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { defineEvent, EVENT_HANDLERS } from '../../../lambdas/events';

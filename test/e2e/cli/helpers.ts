@@ -131,7 +131,7 @@ export async function sendSample(
   providerId: string,
   event: string,
 ): Promise<string> {
-  const { post, sampleDelivery, signDelivery } = await import('../../../cli/delivery');
+  const { post, sampleDelivery, signDelivery } = await import('../../../cli/operations/signed-delivery');
   const provider = loadProjectConfig(dir).providers[providerId];
   if (!provider) throw new Error(`${providerId} is not configured`);
   const url = `${gatewayUrl}/webhooks/${providerId}`;

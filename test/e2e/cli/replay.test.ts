@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { post, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import { post, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import { loadProjectConfig } from '../../../config/load';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';

@@ -10,8 +10,8 @@ import {
   sampleEvents,
   signDelivery,
   signedUrl,
-} from '../../../cli/delivery';
-import { maskSecret, parseDuration } from '../../../cli/output';
+} from '../../../cli/operations/signed-delivery';
+import { maskSecret, parseDuration } from '../../../cli/shared/output';
 import { parseConfig } from '../../../config';
 import { SCHEMES } from '../../../lambdas/core/schemes';
 import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE, demoEvents } from '../../../lambdas/events/demo';

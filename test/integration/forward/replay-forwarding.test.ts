@@ -2,8 +2,8 @@
 // history, so the processor sends the copy again and the forwarder delivers it rather than skipping it
 // as delivered. Against local mode's processor and forwarder, on the emulators.
 import { afterEach, describe, expect, it } from 'vitest';
-import { openReplayTarget, replayOne } from '../../../cli/replay';
-import type { Target } from '../../../cli/target-types';
+import { openReplayTarget, replayOne } from '../../../cli/operations/replay-deliveries';
+import type { Target } from '../../../cli/shared/target-types';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { type ForwardingInbox, linesFor, startForwardingInbox } from '../../support/forwarding';
 

@@ -4,8 +4,8 @@
 import { vi } from 'vitest';
 import { DESTINATION_VARIANTS, leastPrivilegeSuite } from './least-privilege';
 
-// The command builds its clients for a stack itself (cli/aws.ts): pointed at the emulators here. The
-// Lambdas' clients are given their endpoints explicitly and pass through.
+// The command builds its clients for a stack itself (cli/shared/stack-target.ts): pointed at the emulators
+// here. The Lambdas' clients are given their endpoints explicitly and pass through.
 const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | Record<string, string> }));
 vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../lambdas/adapters/clients')>();

@@ -96,7 +96,8 @@ describe('a running local instance', () => {
     );
 
     it("accepts the signature made for the instance's own URL, whatever Host says", async () => {
-      // The URL `webhook-inbox send` signs for this instance: https, its own host, no port (cli/delivery.ts).
+      // The URL `webhook-inbox send` signs for this instance: https, its own host, no port
+      // (cli/operations/signed-delivery.ts).
       const own = `https://${new URL(inbox.state.gatewayUrl).hostname}/webhooks/square`;
       expect(own).toBe('https://127.0.0.1/webhooks/square');
       expect((await square(own, 'evil.example')).status).toBe(202);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkLocally, sampleDelivery, signDelivery } from '../../../cli/delivery';
+import { checkLocally, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import {
   ConfigError,
   defaultProviders,

@@ -3,8 +3,8 @@
 // for its retry is not listed; and over a lagging index (test/support/lagging-index.ts), only what the
 // table still holds dead-lettered.
 import { describe, expect, it } from 'vitest';
+import { groupDeadLetters } from '../../../../cli/console/console-operations';
 import { DeliveriesSource } from '../../../../cli/console/deliveries-source';
-import { groupDeadLetters } from '../../../../cli/console/operations';
 import { deadLettersPage } from '../../../../cli/console/pages';
 import { createAwsClients } from '../../../../lambdas/adapters/clients';
 import { DynamoInbox } from '../../../../lambdas/adapters/dynamo-inbox';

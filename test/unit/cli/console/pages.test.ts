@@ -2,10 +2,10 @@
 // letters grouped with counts and oldest age, and inbox text escaped (a webhook's sender writes it).
 import { describe, expect, it } from 'vitest';
 import { STYLES } from '../../../../cli/console/assets';
+import { groupDeadLetters } from '../../../../cli/console/console-operations';
 import { esc, statusBadge } from '../../../../cli/console/html';
-import { groupDeadLetters } from '../../../../cli/console/operations';
 import { deliveriesPage, deliveryPage, timeline } from '../../../../cli/console/pages';
-import { INBOX_COLOURS } from '../../../../cli/output';
+import { INBOX_COLOURS } from '../../../../cli/shared/output';
 import { INDEX_LAG_NOTE } from '../../../../lambdas/adapters/dynamo-inbox-listing';
 import { INBOX_STATUSES, type InboxRecord } from '../../../../lambdas/core/inbox';
 

@@ -1,8 +1,8 @@
 // The console's Rotate: a provider that issues its own secret (Stripe) is never given a random one, which
 // would fail every delivery; a scheme whose secret you issue (GitHub) gets a random one.
 import { describe, expect, it } from 'vitest';
-import { ConsoleOperations } from '../../../../cli/console/operations';
-import type { Target } from '../../../../cli/target-types';
+import { ConsoleOperations } from '../../../../cli/console/console-operations';
+import type { Target } from '../../../../cli/shared/target-types';
 import { parseConfig } from '../../../../config';
 
 const config = parseConfig({});

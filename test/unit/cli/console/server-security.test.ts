@@ -4,7 +4,7 @@
 // a refused request is proven never to have reached one.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupDeadLetters } from '../../../../cli/console/operations';
+import { groupDeadLetters } from '../../../../cli/console/console-operations';
 import { newToken, sameToken } from '../../../../cli/console/security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from '../../../../cli/console/server';
 import { InvalidCursorError } from '../../../../lambdas/adapters/dynamo-inbox-listing';

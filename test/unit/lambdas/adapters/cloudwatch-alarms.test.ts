@@ -2,7 +2,7 @@
 // CloudWatch emulator): what each call asks for, how the answers map, and a refusal kept as the cause.
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
-import { isAccessDenied } from '../../../../cli/doctor/access-denied';
+import { isAccessDenied } from '../../../../cli/commands/doctor/access-denied';
 import { CloudWatchAlarms } from '../../../../lambdas/adapters/cloudwatch-alarms';
 import { DependencyError } from '../../../../lambdas/core/errors';
 
