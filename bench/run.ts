@@ -34,6 +34,7 @@ const SECTIONS: SectionEntry[] = [
   { name: 'forwarding', load: () => import('./forwarding') as Promise<{ default: Section<Row> }> },
   { name: 'cost-model', load: () => import('./cost-model') as Promise<{ default: Section<Row> }> },
   { name: 'list-cost', load: () => import('./list-cost') as Promise<{ default: Section<Row> }> },
+  { name: 'lifecycle', load: () => import('./lifecycle') as Promise<{ default: Section<Row> }> },
 ];
 
 interface SectionReport {

@@ -2,6 +2,8 @@
 // conditional writes; what a failed condition means is decided here, in one place.
 import type { ArchiveFacts } from './archive';
 import { UNKNOWN_EVENT_TYPE } from './envelope';
+import { holds, type StoredItem } from './lifecycle/evaluate';
+import { draining, OPERATOR_LEASE_MARGIN_MS, TRANSITIONS } from './lifecycle/transitions';
 
 export const INBOX_STATUSES = [
   'claimed',
@@ -101,13 +103,12 @@ export function isExpired(record: Pick<InboxRecord, 'expiresAt'>, nowMs: number)
   return record.expiresAt < Math.floor(nowMs / 1000);
 }
 
-/**
- * How long past its end an operator tool (replay, redrive) waits before it treats a processing lease as
- * lapsed. The tools run on the operator's clock, which may be minutes off the Lambda's; taking a live
- * worker's lease away would let its effect run twice. 15 minutes is Lambda's longest timeout: a worker
- * whose lease ended that long ago by any clock short of that skew is gone.
- */
-export const OPERATOR_LEASE_MARGIN_MS = 15 * 60_000;
+export { OPERATOR_LEASE_MARGIN_MS };
+
+/** The record as the lifecycle's in-memory evaluation reads it. */
+export function asItem(record: InboxRecord): StoredItem {
+  return record as unknown as StoredItem;
+}
 
 export function inboxKey(provider: string, dedupKey: string): string {
   return `${provider}#${dedupKey}`;
@@ -195,7 +196,7 @@ export function classifyExisting(
 ): ClaimOutcome {
   const { claimToken } = claim;
   // Our own claim: the put was applied, its answer was lost, and the SDK's retry found it. It is ours.
-  if (claimToken !== undefined && existing.claimToken === claimToken && existing.status === 'claimed') {
+  if (claimToken !== undefined && holds(TRANSITIONS.ownClaim.condition({ claimToken }), asItem(existing))) {
     return { kind: 'claimed', claimToken };
   }
   // Decided before `pending`: a copy sent for another type would reach the processor as that type.
@@ -254,12 +255,7 @@ export function classifyLeaseRefusal(existing: InboxRecord, request: LeaseReques
   const conflict = mismatch(existing, request);
   if (conflict) return { kind: 'conflict', existing, conflict };
   if (existing.status === 'processed') return { kind: 'processed', existing };
-  if (
-    (existing.status === 'dead-lettered' && existing.deadLetterMessageId === request.messageId) ||
-    existing.givenUpMessageIds?.includes(request.messageId)
-  ) {
-    return { kind: 'draining', existing };
-  }
+  if (holds(draining(request.messageId), asItem(existing))) return { kind: 'draining', existing };
   return {
     kind: 'held',
     existing,

@@ -2,7 +2,9 @@
 // conditional update (DynamoInbox.markReplayed) holds the same rule, so a record that changed between the
 // read and the write is refused by DynamoDB, then classified here again.
 import { forwardStatesOf } from './destinations/forward-state';
-import { type InboxRecord, isExpired, OPERATOR_LEASE_MARGIN_MS } from './inbox';
+import { asItem, type InboxRecord, isExpired } from './inbox';
+import { holds } from './lifecycle/evaluate';
+import { STRANDABLE_STATUSES, settledForOperator, stranded, TRANSITION_TIMES } from './lifecycle/transitions';
 
 export const REPLAY_REFUSALS = [
   /** Someone is on it: claimed, enqueued, failed awaiting its retry, or processing under a live lease. */
@@ -49,26 +51,11 @@ const FORWARD_SETTLED: ReadonlySet<string> = new Set(['delivered', 'dead-lettere
 
 export function isSettled(record: InboxRecord, nowMs: number): boolean {
   if (forwardStatesOf(record).some((state) => !FORWARD_SETTLED.has(state.state))) return false;
-  if (record.status === 'processed' || record.status === 'dead-lettered') return true;
-  // On the operator's clock: a lease counts as lapsed only well past its end (OPERATOR_LEASE_MARGIN_MS).
-  return record.status === 'processing' && (record.leaseUntil ?? 0) < nowMs - OPERATOR_LEASE_MARGIN_MS;
+  // The replay mark's own condition (core/lifecycle/transitions.ts), on the operator's clock.
+  return holds(settledForOperator(nowMs), asItem(record));
 }
 
-/** The statuses a record keeps while its message is (or should be) on its way: strandable ones. */
-export const STRANDABLE_STATUSES = ['failed', 'claimed', 'enqueued'] as const;
-
-/**
- * The record's times that each put a message on the main queue, or saw one there: a receive that failed
- * (failedAt), the verify send or a replay (enqueuedAt, lastReplayedAt), a redrive (redrivenAt), the claim
- * (receivedAt). DynamoInbox.markReplayed's condition names the same attributes.
- */
-export const TRANSITION_TIMES = [
-  'failedAt',
-  'enqueuedAt',
-  'redrivenAt',
-  'lastReplayedAt',
-  'receivedAt',
-] as const;
+export { STRANDABLE_STATUSES, TRANSITION_TIMES };
 
 /** The latest of TRANSITION_TIMES: every one of them, not the first present, so a redrive counts too. */
 export function lastTransitionMs(record: InboxRecord): number {
@@ -88,8 +75,7 @@ export function lastTransitionMs(record: InboxRecord): number {
  * a DLQ copy redriven later finds the replay's dedup (the lease) and runs at most once.
  */
 export function isStranded(record: InboxRecord, nowMs: number, queueRetentionMs: number): boolean {
-  if (!(STRANDABLE_STATUSES as readonly string[]).includes(record.status)) return false;
-  return lastTransitionMs(record) < strandedBeforeMs(nowMs, queueRetentionMs);
+  return holds(stranded(new Date(strandedBeforeMs(nowMs, queueRetentionMs)).toISOString()), asItem(record));
 }
 
 /** The cut-off: a strandable record whose every transition is before it is stranded. */

@@ -178,6 +178,9 @@ interface Step {
   replayMark?: boolean;
 }
 
+/** The transitions the search runs: the kernel's, or a broken variant a test injects to show it is caught. */
+let T: typeof TRANSITIONS = TRANSITIONS;
+
 const clone = (world: World): World => structuredClone(world);
 
 function apply<P>(world: World, transition: Transition<P>, params: P): boolean {
@@ -250,7 +253,7 @@ function moves(world: World, bound: Bound): Step[] {
         claimToken: v.token,
       };
       const claimOnce = (next: World): boolean => {
-        if (!holds(TRANSITIONS.claim.condition(claim), next.record)) return false;
+        if (!holds(T.claim.condition(claim), next.record)) return false;
         next.record = { ...newClaimRecord(claim) } as unknown as StoredItem;
         return true;
       };
@@ -327,8 +330,8 @@ function moves(world: World, bound: Bound): Step[] {
     if (w.pc === 'lease') {
       const lease = (next: World, nw: Worker, retried: boolean) => {
         const params = leaseParams(next, nw);
-        const applied = apply(next, TRANSITIONS.lease, params);
-        if (retried && applied) apply(next, TRANSITIONS.lease, params);
+        const applied = apply(next, T.lease, params);
+        if (retried && applied) apply(next, T.lease, params);
         const outcome =
           applied && !retried
             ? ({ kind: 'leased' } as const)
@@ -361,7 +364,7 @@ function moves(world: World, bound: Bound): Step[] {
           lease(next, next.workers[i] as Worker, true);
         });
       crash('crashed after its lease applied', (next, nw) => {
-        apply(next, TRANSITIONS.lease, leaseParams(next, nw));
+        apply(next, T.lease, leaseParams(next, nw));
       });
     } else if (w.pc === 'effect') {
       step(`${name} runs the effect`, (next) => {
@@ -379,8 +382,8 @@ function moves(world: World, bound: Bound): Step[] {
     } else if (w.pc === 'mark') {
       const mark = (next: World, retried: boolean) => {
         const nw = next.workers[i] as Worker;
-        apply(next, TRANSITIONS.markProcessed, { token: nw.token, nowMs: next.now });
-        if (retried) apply(next, TRANSITIONS.markProcessed, { token: nw.token, nowMs: next.now });
+        apply(next, T.markProcessed, { token: nw.token, nowMs: next.now });
+        if (retried) apply(next, T.markProcessed, { token: nw.token, nowMs: next.now });
         // Marked or not ours (a lease taken over): the message is acknowledged either way.
         if (status(next) === 'processed' && next.record?.processingToken === nw.token) nw.ranEffect = false;
         else next.unmarked = 'crash';
@@ -414,7 +417,7 @@ function moves(world: World, bound: Bound): Step[] {
         const nw = next.workers[i] as Worker;
         const nc = next.copies[nw.copy] as Copy;
         if (nc.receives >= MAX_RECEIVES)
-          apply(next, TRANSITIONS.markDeadLettered, {
+          apply(next, T.markDeadLettered, {
             pk: PK,
             token: nw.token,
             errorCode: 'boom',
@@ -423,7 +426,7 @@ function moves(world: World, bound: Bound): Step[] {
             receiveCount: nc.receives,
           });
         else
-          apply(next, TRANSITIONS.markFailed, {
+          apply(next, T.markFailed, {
             pk: PK,
             token: nw.token,
             errorCode: 'boom',
@@ -468,9 +471,9 @@ function moves(world: World, bound: Bound): Step[] {
           strandedBeforeMs: next.now - RETENTION_MS,
           token: 'replay',
         };
-        const applied = apply(next, TRANSITIONS.markReplayed, params);
-        if (retried && applied) apply(next, TRANSITIONS.markReplayed, params);
-        const ours = applied || holds(TRANSITIONS.ownReplay.condition({ token: 'replay' }), next.record);
+        const applied = apply(next, T.markReplayed, params);
+        if (retried && applied) apply(next, T.markReplayed, params);
+        const ours = applied || holds(T.ownReplay.condition({ token: 'replay' }), next.record);
         if (ours) {
           next.effects = 0;
           next.unmarked = false;
@@ -503,7 +506,7 @@ function moves(world: World, bound: Bound): Step[] {
       });
     else if (d.pc === 'mark')
       step('redrive marks the record re-queued', (next) => {
-        apply(next, TRANSITIONS.markRequeued, {
+        apply(next, T.markRequeued, {
           pk: PK,
           nowMs: next.now,
           movedSinceMs: d.movedSince ?? next.now,
@@ -579,7 +582,11 @@ const EXCUSED: ReadonlySet<string> = new Set<Excused>([
 const isExcused = (kind: string): kind is Excused => EXCUSED.has(kind);
 
 /** Breadth first, so each counterexample found is a shortest one. */
-export function check(bound: Bound, options: { maxCounterexamples?: number } = {}): CheckResult {
+export function check(
+  bound: Bound,
+  options: { maxCounterexamples?: number; transitions?: Partial<typeof TRANSITIONS> } = {},
+): CheckResult {
+  T = { ...TRANSITIONS, ...options.transitions };
   const limit = options.maxCounterexamples ?? 3;
   const start = initial(bound);
   const parents = new Map<string, { parent: string | undefined; label: string }>();

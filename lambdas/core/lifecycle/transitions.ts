@@ -41,7 +41,8 @@ export type Status = (typeof STATUSES)[number];
 
 /** What each status means, for the README's table. */
 export const STATUS_MEANINGS: Readonly<Record<Status, string>> = {
-  claimed: 'verify holds the claim under a lease while it sends the message',
+  claimed:
+    'verify claimed the dedup key and sends the message; the record stays so until the processor leases it',
   enqueued: 'a message is on the main queue (sent by verify, a replay or a redrive)',
   processing: 'a processor worker holds the lease and runs the handlers',
   processed: 'the handlers succeeded; later copies are skipped',
