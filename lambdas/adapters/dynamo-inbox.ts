@@ -146,7 +146,7 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
   }
 
   /**
-   * An operator's replay (cli/replay.ts): the record becomes leasable again (`enqueued`), counted and
+   * An operator's replay (cli/operations/replay-deliveries.ts): the record becomes leasable again (`enqueued`), counted and
    * signed, and forgets its fan-out so destinations get the delivery again. Conditioned on the record as
    * `seen` was read and judged replayable (core/replay.ts). False if anything moved since.
    */

@@ -11,8 +11,6 @@ import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
 import { queueVisibilitySeconds } from '../../config/resources';
 import { recordLifetimes } from '../../config/retention';
-import type { EventContext, EventDefinition } from '../events/define-event';
-import { PermanentError } from '../events/errors';
 import { type ArchivePlan, archivePlan } from './archive';
 import { destinationsFor } from './destinations/filter';
 import type { ForwardQueues } from './destinations/ports';
@@ -20,8 +18,11 @@ import type { Envelope } from './envelope';
 import { MESSAGE_ATTRIBUTES } from './envelope';
 import { parseEnvelope } from './envelope-schema';
 import { SchemaMismatchError } from './errors';
+import type { EventContext, EventDefinition } from './events/define-event';
+import { PermanentError } from './events/handler-errors';
 import { classifyFailure } from './failure';
 import { inboxKey, type LeaseOutcome } from './inbox';
+import { handlerDeadline } from './invocation-budget';
 import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, PayloadWriter, ResourceVersions } from './ports';
 import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
@@ -295,9 +296,6 @@ function writeRetries(deps: ProcessDeps) {
   return { clock: deps.clock, deadlineMs: deps.deadlineMs, random: deps.random, sleep: deps.sleep };
 }
 
-/** Kept after the handler's deadline for the marks and the visibility change (less on short invocations). */
-const AFTER_HANDLER_MS = 2_000;
-
 /**
  * Runs the handler until the invocation's deadline (less the time the marks need). A handler still running
  * then is cut off as a transient failure (`handler_timeout`), and its `ctx.signal` is aborted: retried on
@@ -331,8 +329,7 @@ async function withDeadline(
 }
 
 function handlerDeadlineMs(deps: ProcessDeps): number {
-  const span = deps.deadlineMs - deps.invocationStartedMs;
-  return deps.deadlineMs - Math.min(AFTER_HANDLER_MS, Math.max(0, span) / 2);
+  return handlerDeadline(deps.invocationStartedMs, deps.deadlineMs);
 }
 
 class HandlerTimeoutError extends Error {

@@ -3,14 +3,10 @@
 // run this chain.
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { EARLY_TIMEOUT_MS } from '../../config/resources';
+import { HAND_BACK_GRACE_MS } from '../core/invocation-budget';
 import { lambdaChain } from '../middleware/chain';
 import { allRecordsFailed } from '../middleware/sqs-batch';
-import {
-  createProcessHandler,
-  HAND_BACK_MS,
-  type ProcessHandler,
-  type ProcessHandlerDeps,
-} from './process-handler';
+import { createProcessHandler, type ProcessHandler, type ProcessHandlerDeps } from './process-handler';
 
 export interface ProcessLambdaOptions {
   /**
@@ -29,7 +25,7 @@ export function processLambda(deps: ProcessHandlerDeps, options: ProcessLambdaOp
     logger: deps.logger,
     timeoutEarlyMs: options.timeoutEarlyMs ?? EARLY_TIMEOUT_MS.processor,
     // The hand-back is bounded to HAND_BACK_MS; the grace leaves it room to answer first.
-    graceMs: options.graceMs ?? HAND_BACK_MS + 300,
+    graceMs: options.graceMs ?? HAND_BACK_GRACE_MS,
     timedOut: allRecordsFailed,
     // A bug outside the batch logic: fail every record rather than the invocation, so SQS keeps them on
     // the schedule's visibility rather than the function's retry.

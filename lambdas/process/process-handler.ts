@@ -4,6 +4,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { PROCESS_METRICS } from '../../config/telemetry';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
+import { HAND_BACK_MS, invocationBudget } from '../core/invocation-budget';
 import { type ProcessDeps, processRecord, type QueueRecord, type RecordResult } from '../core/process-record';
 import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
 import { RetryLater } from '../middleware/sqs-batch';
@@ -50,8 +51,7 @@ const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
 
 const NO_DEADLINE = new AbortController().signal;
 
-/** How long the hand-back waits for SQS: inside the chain's grace (middy-chain.ts), which is derived from it. */
-export const HAND_BACK_MS = 400;
+export { HAND_BACK_MS };
 
 export function queueRecordFrom(record: SQSRecord): QueueRecord {
   const attributes: Record<string, string> = {};
@@ -123,13 +123,13 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
     // same effect while the first is alive; a crashed worker's lease lapses after that.
     const startedMs = deps.clock.now();
     const remainingMs = context?.getRemainingTimeInMillis?.() ?? deps.defaultLeaseMs;
+    const budget = invocationBudget({ startedMs, remainingMs, leaseMarginMs: deps.leaseMarginMs });
     const batch = new BatchState();
     const processDeps: ProcessDeps = {
       ...deps,
-      leaseMs: remainingMs + (deps.leaseMarginMs ?? 5_000),
+      leaseMs: budget.leaseMs,
       invocationStartedMs: startedMs,
-      // Mark retries stop a second before the invocation would be cut off (visibilityCeiling counts on it).
-      deadlineMs: startedMs + remainingMs - 1_000,
+      deadlineMs: budget.marksDeadlineMs,
       log,
       signal,
       onStarted: (messageId) => batch.started.add(messageId),
