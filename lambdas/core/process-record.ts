@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config';
 import { providerById } from '../../config/provider-lookup';
-import { queueVisibilitySeconds } from '../../config/resources';
 import { recordLifetimes } from '../../config/retention';
 import { type ArchivePlan, archivePlan } from './archive';
 import { destinationsFor } from './destinations/filter';
@@ -25,7 +24,13 @@ import { inboxKey, type LeaseOutcome } from './inbox';
 import { handlerDeadline } from './invocation-budget';
 import { loadPayload } from './load-payload';
 import type { Clock, Inbox, MessageControl, PayloadReader, PayloadWriter, ResourceVersions } from './ports';
-import { isLastReceive, MAX_STEP_SECONDS, retryDelaySeconds } from './retry-schedule';
+import {
+  afterFailure,
+  drain as drainMessage,
+  visibilityCeilingSeconds,
+  waitedBeforeInvocationSeconds,
+} from './receive-policy';
+import { isLastReceive, retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
 import { describeSchemaIssues } from './schema-issues';
 import { parseJson } from './schemes/primitives';
@@ -230,7 +235,10 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   } catch (error) {
     const failure = classifyFailure(error);
     const held = { pk, token, untilMs: nowMs + deps.leaseMs };
-    if (failure.permanent || isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+    const steps = deps.config.queue.retrySchedule;
+    if (
+      afterFailure({ steps, receiveCount: record.receiveCount, permanent: failure.permanent }) === 'give_up'
+    ) {
       return giveUp(deps, record, facts, failure.code, held, failure.detail);
     }
     const released = await deps.inbox
@@ -438,15 +446,16 @@ async function markProcessed(
   return result.applied ? 'marked' : 'not_ours';
 }
 
-/** The longest a ChangeMessageVisibility may ask for now: SQS counts 12 hours from the receive. */
+/** The longest a ChangeMessageVisibility may ask for now (receive-policy.ts). */
 function visibilityCeiling(deps: ProcessDeps): number {
-  const elapsed = Math.ceil((deps.clock.now() - deps.invocationStartedMs) / 1000);
-  // Before this invocation started, a record can have waited out the batching window, and then, while
-  // Lambda retried a throttled invoke, up to the queue's visibility timeout (six times this function's
-  // timeout): past that SQS would have handed it out again.
-  const functionSeconds = Math.ceil((deps.deadlineMs - deps.invocationStartedMs) / 1000) + 1;
-  const waited = deps.config.queue.maxBatchingWindowSeconds + queueVisibilitySeconds(functionSeconds);
-  return Math.max(0, MAX_STEP_SECONDS - elapsed - waited);
+  return visibilityCeilingSeconds({
+    nowMs: deps.clock.now(),
+    invocationStartedMs: deps.invocationStartedMs,
+    waitedBeforeSeconds: waitedBeforeInvocationSeconds({
+      maxBatchingWindowSeconds: deps.config.queue.maxBatchingWindowSeconds,
+      functionTimeoutSeconds: Math.ceil((deps.deadlineMs - deps.invocationStartedMs) / 1000) + 1,
+    }),
+  });
 }
 
 async function retry(
@@ -471,7 +480,9 @@ async function failedWithoutLease(
   facts: Facts,
   code: string,
 ): Promise<RecordResult> {
-  if (isLastReceive(deps.config.queue.retrySchedule, record.receiveCount)) {
+  if (
+    afterFailure({ steps: deps.config.queue.retrySchedule, receiveCount: record.receiveCount }) === 'give_up'
+  ) {
     return giveUp(deps, record, facts, code, undefined);
   }
   return retry(deps, record, facts, code);
@@ -479,8 +490,7 @@ async function failedWithoutLease(
 
 /** Hands the message back at once, so the next receive comes soon and SQS's redrive policy moves it. */
 async function drain(deps: ProcessDeps, record: QueueRecord): Promise<void> {
-  // If this fails the message comes back after the queue's visibility timeout instead: later, not lost.
-  await deps.messages.delay(record.receiptHandle, 0).catch(() => undefined);
+  await drainMessage(deps.messages, record.receiptHandle);
 }
 
 /**

@@ -330,5 +330,5 @@ describe('lifecycle: DynamoDB and the in-memory evaluation decide every transiti
     expect(tally.cases).toBe(names.length * CASES_PER_TRANSITION);
     expect(tally.applied).toBeGreaterThan(tally.cases / 5);
     expect(tally.cases - tally.applied).toBeGreaterThan(tally.cases / 5);
-  });
+  }, 120_000);
 });

@@ -1,0 +1,46 @@
+// What a receive that did not finish does next, for the processor and the forwarder alike: retry on the
+// schedule, give up on the last receive, drain a message already given up, and never ask SQS to hide a
+// message longer than it will. One policy, so the two consumers cannot drift apart.
+import { queueVisibilitySeconds } from '../../config/resources';
+import type { MessageControl } from './ports';
+import { isLastReceive, MAX_STEP_SECONDS } from './retry-schedule';
+
+/** Retry, or give up: a permanent failure, or the last receive the redrive policy allows. */
+export function afterFailure(options: {
+  steps: readonly number[];
+  receiveCount: number;
+  permanent?: boolean;
+}): 'retry' | 'give_up' {
+  return options.permanent || isLastReceive(options.steps, options.receiveCount) ? 'give_up' : 'retry';
+}
+
+/**
+ * How long before the invocation a record may have been received: the event source may hold it for the
+ * batching window, then, while Lambda retries a throttled invoke, up to the queue's visibility timeout
+ * (six times the function's timeout). Past that SQS would have handed it out again.
+ */
+export function waitedBeforeInvocationSeconds(options: {
+  maxBatchingWindowSeconds: number;
+  functionTimeoutSeconds: number;
+}): number {
+  return options.maxBatchingWindowSeconds + queueVisibilitySeconds(options.functionTimeoutSeconds);
+}
+
+/**
+ * The longest a ChangeMessageVisibility may ask for now: SQS counts its 12 hours from the receive, which
+ * came before the invocation started.
+ */
+export function visibilityCeilingSeconds(options: {
+  nowMs: number;
+  invocationStartedMs: number;
+  waitedBeforeSeconds: number;
+}): number {
+  const elapsed = Math.ceil((options.nowMs - options.invocationStartedMs) / 1000);
+  return Math.max(0, MAX_STEP_SECONDS - elapsed - options.waitedBeforeSeconds);
+}
+
+/** Hands the message back at once: the next receive comes soon, and the redrive policy can move it. */
+export async function drain(messages: MessageControl, receiptHandle: string): Promise<void> {
+  // If this fails the message comes back after the queue's visibility timeout instead: later, not lost.
+  await messages.delay(receiptHandle, 0).catch(() => undefined);
+}
