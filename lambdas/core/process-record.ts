@@ -152,6 +152,9 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   try {
     lease = await takeLease(deps, record, envelope, token, nowMs, archive);
   } catch (error) {
+    // The lease may have applied with its answer lost for good: hand it back (only our own token can), so
+    // the next receive does not meet our lease as a live worker's and give the delivery up as held.
+    await deps.inbox.releaseLease(pk, token).catch(() => false);
     return failedWithoutLease(deps, record, facts, classifyFailure(error).code);
   }
   switch (lease.kind) {

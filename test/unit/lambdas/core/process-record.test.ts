@@ -488,9 +488,7 @@ describe('processRecord: the inbox failing or answering late', () => {
     expect(h.inbox.peek(PK)?.status).toBe('processed');
   });
 
-  // KNOWN GAP, not fixed here (lambdas/ is out of this change's scope): `.fails` keeps the suite green while
-  // the gap stands; once fixed, this test fails and `.fails` goes.
-  it.fails('KNOWN GAP: a lease applied whose answer was lost for good does not cost the delivery its last receive', async () => {
+  it('hands back a lease applied whose answer was lost for good, so it does not cost the delivery its last receive', async () => {
     // The processor's default 30 s timeout makes a 35 s lease; a schedule of two 30 s steps. Receive 2 of
     // 3: the lease is written but the SDK gives up, and the processor retries on the schedule (23 s),
     // leaving its own lease behind without waiting it out. The last receive then finds that lease live
