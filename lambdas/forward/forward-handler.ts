@@ -31,12 +31,16 @@ const NOT_DONE: ReadonlySet<ForwardResult['outcome']> = new Set([
   'dead_lettered',
   'draining',
   'waiting',
+  'held',
   'not_started',
 ]);
 
-/** Whether SQS may delete the message: done, or (a waiting delivery sent anew) stood in for by another. */
+/** Whether SQS may delete the message: done, or (a delivery sent anew) stood in for by another. */
 function acknowledged(result: ForwardResult): boolean {
-  return !NOT_DONE.has(result.outcome) || (result.outcome === 'waiting' && result.requeued === true);
+  return (
+    !NOT_DONE.has(result.outcome) ||
+    ((result.outcome === 'waiting' || result.outcome === 'held') && result.requeued === true)
+  );
 }
 
 /** A send that was made and failed, or the 410 that disabled the destination: what the failure rate counts. */
@@ -109,6 +113,9 @@ function logResult(
           : 'forward waiting: destination disabled',
         { ...attributes, messageId },
       );
+      return;
+    case 'held':
+      line('info', 'forward copy held until its retry is due', { ...attributes, messageId });
       return;
     case 'not_started':
       line('warn', 'forward handed back unstarted', { ...attributes, messageId });

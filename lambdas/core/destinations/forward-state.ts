@@ -58,6 +58,16 @@ export function forwardStatesOf(record: object): ForwardState[] {
   return states.sort((a, b) => (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0));
 }
 
+/**
+ * The state's JSON as stored. The state is the first key, so a condition can tell a delivered history by
+ * its prefix; and a history read back and written out again is the same text, so a compare-and-set can
+ * name the history it read.
+ */
+export function serializeForwardState(state: ForwardState): string {
+  const { state: name, ...rest } = state;
+  return JSON.stringify({ state: name, ...rest });
+}
+
 export function parseForwardState(text: string): ForwardState | undefined {
   try {
     const value = JSON.parse(text) as Partial<ForwardState>;
