@@ -259,9 +259,18 @@ class ForwardStep {
     retryAfterSeconds: number | undefined,
     attempted: boolean,
   ): Promise<ForwardResult> {
-    if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
+    if (isLastReceive(this.destination.retrySchedule, this.scheduleReceives())) {
       return this.giveUp(code, attempted);
     }
+    return this.retryLater(code, retryAfterSeconds, attempted);
+  }
+
+  /** Hides the message for the schedule's step and records when the retry comes. */
+  private async retryLater(
+    code: string,
+    retryAfterSeconds: number | undefined,
+    attempted: boolean,
+  ): Promise<ForwardResult> {
     const delaySeconds = this.delay(retryAfterSeconds);
     // Taken before the message is hidden, so the message comes back no earlier than the history says:
     // the retry itself is never mistaken for an early copy (see hold).
@@ -270,6 +279,7 @@ class ForwardStep {
     await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
     const written = await this.write(() => ({
       ...this.base(),
+      ...this.continuation(),
       state: 'retrying',
       lastErrorCode: code,
       nextAttemptAt: next,
@@ -301,8 +311,9 @@ class ForwardStep {
     }));
     if (written === 'delivered') return this.deliveredElsewhere();
     const recorded = written === 'written';
+    // SQS's own count decides here: until its last receive the message can still be hidden.
     if (!recorded && !isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
-      return this.retry(code, undefined, attempted);
+      return this.retryLater(code, undefined, attempted);
     }
     await drain(this.messages, this.record);
     return { ...this.facts, outcome: 'dead_lettered', code, attempted, ...(recorded ? {} : { recorded }) };
@@ -324,11 +335,17 @@ class ForwardStep {
         attributes: this.record.attributes,
         delaySeconds: Math.min(delaySeconds, MAX_SEND_DELAY_SECONDS),
       };
-      const requeued = await this.deps.queues
-        .send(this.destination.id, message)
-        .then(() => true)
-        .catch(() => false);
-      if (requeued) return { ...this.facts, outcome: 'held', delaySeconds, requeued };
+      const sent = await this.deps.queues.send(this.destination.id, message).catch(() => undefined);
+      if (sent) {
+        // The new message carries on the schedule: the receive this copy spent was the retry's. Unrecorded,
+        // it starts the schedule again, as a redrive does.
+        const receivesBefore = this.scheduleReceives() - 1;
+        const requeuedAs = sent.messageId;
+        await this.write(() =>
+          this.prior?.state === 'retrying' ? { ...this.prior, requeuedAs, receivesBefore } : undefined,
+        );
+        return { ...this.facts, outcome: 'held', delaySeconds, requeued: true };
+      }
     }
     await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
     return { ...this.facts, outcome: 'held', delaySeconds };
@@ -343,6 +360,8 @@ class ForwardStep {
       state: _state,
       nextAttemptAt: _next,
       deadLetterMessageId: _dead,
+      requeuedAs: _requeuedAs,
+      receivesBefore: _before,
       ...kept
     } = this.prior ?? {
       destination: this.destination.id,
@@ -362,13 +381,16 @@ class ForwardStep {
   /**
    * Writes the state `next` makes of the history read, if the history is still that (compare-and-set):
    * if another copy wrote it meanwhile, reads it again and makes the state anew on top of it, a few times.
-   * `written`, `delivered` (another copy got there first), or `not_recorded` (no record, an outage, or a
-   * history that kept moving).
+   * `written`, `delivered` (another copy got there first), or `not_recorded` (no record, an outage, a
+   * history that kept moving, or one `next` no longer writes over: undefined).
    */
-  private async write(next: () => ForwardState): Promise<'written' | 'delivered' | 'not_recorded'> {
+  private async write(
+    next: () => ForwardState | undefined,
+  ): Promise<'written' | 'delivered' | 'not_recorded'> {
     try {
       for (let tries = 1; ; tries++) {
         const state = next();
+        if (!state) return 'not_recorded';
         const result = await this.deps.history.put(this.pk, state, { previous: this.prior });
         if (result === 'written' || result === 'delivered') return result;
         if (result === 'no_record' || tries >= HISTORY_WRITE_TRIES) return 'not_recorded';
@@ -385,6 +407,21 @@ class ForwardStep {
     return { ...this.facts, outcome: 'duplicate_skipped' };
   }
 
+  /** Whether this message was sent anew by a held copy, to carry on the schedule (see hold). */
+  private continuation(): Pick<ForwardState, 'requeuedAs' | 'receivesBefore'> {
+    const prior = this.prior;
+    if (prior?.requeuedAs !== this.record.messageId || prior.receivesBefore === undefined) return {};
+    return { requeuedAs: prior.requeuedAs, receivesBefore: prior.receivesBefore };
+  }
+
+  /**
+   * The receives the schedule has used, this one included: this message's, on top of those of the message
+   * it carries on from (a held copy's, see hold). A redrive (a new message) starts the schedule again.
+   */
+  private scheduleReceives(): number {
+    return this.record.receiveCount + (this.continuation().receivesBefore ?? 0);
+  }
+
   /** The longest one visibility change can hide the message now. */
   private visibilityCeiling(): number {
     const elapsed = Math.ceil((this.deps.clock.now() - this.deps.invocationStartedMs) / 1000);
@@ -393,11 +430,11 @@ class ForwardStep {
 
   /** The schedule's wait (or the Retry-After asked for), within what one visibility change can hide. */
   private delay(retryAfterSeconds: number | undefined): number {
-    // This message's receives pick the step: a redriven copy (a new message) starts the schedule again,
+    // The schedule's receives pick the step: a redriven copy (a new message) starts the schedule again,
     // while the attempt number it sends keeps counting.
     const wanted = forwardDelaySeconds(
       this.destination.retrySchedule,
-      this.record.receiveCount,
+      this.scheduleReceives(),
       retryAfterSeconds,
       this.deps.random,
     );

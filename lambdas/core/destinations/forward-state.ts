@@ -19,6 +19,12 @@ export interface ForwardState {
   deliveredAt?: string;
   /** The message a give-up left to the redrive policy: its later receives drain without sending. */
   deadLetterMessageId?: string;
+  /**
+   * While retrying: the message a second copy, held on its message's last receive, was sent anew as. That
+   * message carries on the schedule where it was: its receives count on top of `receivesBefore`.
+   */
+  requeuedAs?: string;
+  receivesBefore?: number;
 }
 
 /** The record attribute that holds one destination's history. */

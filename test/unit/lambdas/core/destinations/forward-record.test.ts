@@ -328,6 +328,54 @@ describe('forwardRecord', () => {
     expect(h.requeued).toMatchObject([{ delaySeconds: 7 }]);
     expect(h.delays).toEqual([]);
     expect(h.sent).toEqual([]);
+    expect(h.history()).toMatchObject({ state: 'retrying', requeuedAs: 'copy', receivesBefore: 2 });
+  });
+
+  it('lets the message a held copy was sent anew as carry on the schedule: its first receive is the last one', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    h.setHistory({
+      destination: 'hooks',
+      state: 'retrying',
+      attempts: 2,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000).toISOString(),
+      requeuedAs: 'copy',
+      receivesBefore: 2,
+    });
+    expect(await forwardRecord(h.deps, h.record(1, 'copy'))).toMatchObject({
+      outcome: 'dead_lettered',
+      attempt: 3,
+    });
+    expect(h.history()).toMatchObject({ state: 'dead-lettered', attempts: 3, deadLetterMessageId: 'copy' });
+    expect(h.history()).not.toHaveProperty('requeuedAs');
+  });
+
+  it('keeps the carried receives through a retry of that message, and not for another message', async () => {
+    const carriedHistory = {
+      state: 'retrying' as const,
+      destination: 'hooks',
+      attempts: 1,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000).toISOString(),
+      requeuedAs: 'copy',
+      receivesBefore: 1,
+    };
+    const carried = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    carried.setHistory(carriedHistory);
+    // Receive 1 of the new message is the schedule's second: the 20 s step, half of it with random() 0.5.
+    expect(await forwardRecord(carried.deps, carried.record(1, 'copy'))).toMatchObject({
+      outcome: 'retry',
+      delaySeconds: 10,
+    });
+    expect(carried.history()).toMatchObject({ requeuedAs: 'copy', receivesBefore: 1, attempts: 2 });
+    // A redriven copy (a message of its own) starts the schedule again.
+    const redriven = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    redriven.setHistory(carriedHistory);
+    expect(await forwardRecord(redriven.deps, redriven.record(1, 'm-redriven'))).toMatchObject({
+      outcome: 'retry',
+      delaySeconds: 5,
+    });
+    expect(redriven.history()).not.toHaveProperty('requeuedAs');
   });
 
   it('attempts the retry itself when it comes back as its history says (within half a second)', async () => {
