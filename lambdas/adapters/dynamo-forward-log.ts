@@ -1,10 +1,17 @@
 // The per-destination delivery histories, as one attribute per destination on the delivery's inbox
 // record (`forward:<id>`, the state's JSON). A record TTL already deleted gets none: the history lives
-// and goes with the delivery it describes.
+// and goes with the delivery it describes. The write is the lifecycle's `recordForward` transition.
 import { type DynamoDBClient, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { type ForwardState, forwardAttribute, parseForwardState } from '../core/destinations/forward-state';
+import {
+  type ForwardState,
+  forwardAttribute,
+  parseForwardState,
+  serializeForwardState,
+} from '../core/destinations/forward-state';
 import type { ForwardLog, HistoryWrite } from '../core/destinations/ports';
+import { TRANSITIONS } from '../core/lifecycle/transitions';
 import { callDependency, conditionalWrite } from './dependency-call';
+import { renderTransition } from './dynamo-expression';
 import { toAttributes } from './inbox-item';
 
 export class DynamoForwardLog implements ForwardLog {
@@ -14,6 +21,39 @@ export class DynamoForwardLog implements ForwardLog {
   ) {}
 
   async get(pk: string, destinationId: string): Promise<ForwardState | undefined> {
+    return (await this.read(pk, destinationId)).state;
+  }
+
+  async put(
+    pk: string,
+    state: ForwardState,
+    expect?: { previous: ForwardState | undefined },
+  ): Promise<HistoryWrite> {
+    const delivered = state.state === 'delivered';
+    const write = renderTransition(TRANSITIONS.recordForward, {
+      attribute: forwardAttribute(state.destination),
+      state: serializeForwardState(state),
+      delivered,
+      // The history as read, as it was stored: a history read and serialized again is the same text.
+      ...(expect ? { expect: { previous: expect.previous && serializeForwardState(expect.previous) } } : {}),
+    });
+    const written = await conditionalWrite('UpdateItem', () =>
+      this.client.send(
+        new UpdateItemCommand({ TableName: this.tableName, Key: toAttributes({ pk }), ...write }),
+      ),
+    );
+    if (written) return 'written';
+    // Which clause refused it: the record gone, a delivery another copy made, or any other write since.
+    const now = await this.read(pk, state.destination);
+    if (!now.exists) return 'no_record';
+    if (now.state?.state === 'delivered' && !delivered) return 'delivered';
+    return 'changed';
+  }
+
+  private async read(
+    pk: string,
+    destinationId: string,
+  ): Promise<{ exists: boolean; state: ForwardState | undefined }> {
     const attribute = forwardAttribute(destinationId);
     const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
       this.client.send(
@@ -21,42 +61,12 @@ export class DynamoForwardLog implements ForwardLog {
           TableName: this.tableName,
           Key: toAttributes({ pk }),
           ConsistentRead: true,
-          ProjectionExpression: '#forward',
-          ExpressionAttributeNames: { '#forward': attribute },
+          ProjectionExpression: '#pk, #forward',
+          ExpressionAttributeNames: { '#pk': 'pk', '#forward': attribute },
         }),
       ),
     );
     const text = item?.[attribute]?.S;
-    return text === undefined ? undefined : parseForwardState(text);
-  }
-
-  async put(pk: string, state: ForwardState): Promise<HistoryWrite> {
-    // Conditioned on the record existing (an update alone would create a record with nothing but a
-    // history), and, for anything but a delivery, on the history not saying delivered: two copies of one
-    // delivery may be attempted at once, and the one that failed must not undo the one that got there.
-    // The state is the JSON's first key, so the condition can read it.
-    const { state: name, ...rest } = state;
-    const guarded = name !== 'delivered';
-    const written = await conditionalWrite('UpdateItem', () =>
-      this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: toAttributes({ pk }),
-          UpdateExpression: 'SET #forward = :state',
-          ConditionExpression: guarded
-            ? 'attribute_exists(pk) AND (attribute_not_exists(#forward) OR NOT begins_with(#forward, :delivered))'
-            : 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#forward': forwardAttribute(state.destination) },
-          ExpressionAttributeValues: toAttributes({
-            ':state': JSON.stringify({ state: name, ...rest }),
-            ':delivered': guarded ? DELIVERED_PREFIX : undefined,
-          }),
-        }),
-      ),
-    );
-    if (written) return 'written';
-    return (await this.get(pk, state.destination))?.state === 'delivered' ? 'delivered' : 'no_record';
+    return { exists: item !== undefined, state: text === undefined ? undefined : parseForwardState(text) };
   }
 }
-
-const DELIVERED_PREFIX = '{"state":"delivered"';

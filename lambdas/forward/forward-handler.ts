@@ -31,12 +31,16 @@ const NOT_DONE: ReadonlySet<ForwardResult['outcome']> = new Set([
   'dead_lettered',
   'draining',
   'waiting',
+  'held',
   'not_started',
 ]);
 
-/** Whether SQS may delete the message: done, or (a waiting delivery sent anew) stood in for by another. */
+/** Whether SQS may delete the message: done, or (a delivery sent anew) stood in for by another. */
 function acknowledged(result: ForwardResult): boolean {
-  return !NOT_DONE.has(result.outcome) || (result.outcome === 'waiting' && result.requeued === true);
+  return (
+    !NOT_DONE.has(result.outcome) ||
+    ((result.outcome === 'waiting' || result.outcome === 'held') && result.requeued === true)
+  );
 }
 
 /** A send that was made and failed, or the 410 that disabled the destination: what the failure rate counts. */
@@ -79,7 +83,10 @@ function logResult(
     if (carryMetrics) logWithMetrics(deps.logger, deps.metrics, level, message, attributes);
     else deps.logger[level](message, attributes);
   };
+  // Every line names its message: SQS may hand one message out twice, and its second copy's line (a skip,
+  // a hold) must be told from another message for the same delivery (a second fan-out).
   const attributes = {
+    messageId,
     outcome: result.outcome,
     destination: result.destination,
     provider: result.provider,
@@ -99,7 +106,7 @@ function logResult(
       line('info', 'forward skipped: delivered already', attributes);
       return;
     case 'retry':
-      line('warn', 'forward will be retried', { ...attributes, messageId });
+      line('warn', 'forward will be retried', attributes);
       return;
     case 'waiting':
       line(
@@ -107,14 +114,17 @@ function logResult(
         result.disabledNow
           ? 'destination disabled: it answered 410 Gone'
           : 'forward waiting: destination disabled',
-        { ...attributes, messageId },
+        attributes,
       );
       return;
+    case 'held':
+      line('info', 'forward copy held until its retry is due', attributes);
+      return;
     case 'not_started':
-      line('warn', 'forward handed back unstarted', { ...attributes, messageId });
+      line('warn', 'forward handed back unstarted', attributes);
       return;
     default:
-      line('warn', `forward ${result.outcome.replace('_', ' ')}`, { ...attributes, messageId });
+      line('warn', `forward ${result.outcome.replace('_', ' ')}`, attributes);
   }
 }
 

@@ -56,6 +56,12 @@ export type ForwardResult = {
     }
   /** Delivered already (a second copy, or a redrive of a delivered one): nothing sent. */
   | { outcome: 'duplicate_skipped' }
+  /**
+   * A second copy of a delivery waiting out its retry: handed back until the retry's time, nothing sent.
+   * On the message's last receive it goes to the queue anew instead (this copy acknowledged), so a copy
+   * never spends the receive the retry needs.
+   */
+  | { outcome: 'held'; delaySeconds: number; requeued?: boolean }
   | {
       outcome: 'retry';
       code: string;
@@ -116,11 +122,21 @@ export async function forwardRecord(deps: ForwardDeps, record: QueueRecord): Pro
   return step.run();
 }
 
+/** What this receive's attempt adds to the history, whatever the history is when it is written. */
+interface AttemptFacts {
+  lastAttemptAt: string;
+  lastStatus?: number;
+  lastErrorCode?: string;
+}
+
 /** One receive of one message for one destination. */
 class ForwardStep {
   private readonly pk: string;
   private readonly id: string;
+  /** The history as last read: every write expects to find it so. */
   private prior: ForwardState | undefined;
+  /** Set once an attempt was made. */
+  private thisAttempt: AttemptFacts | undefined;
 
   constructor(
     private readonly deps: ForwardDeps,
@@ -145,6 +161,8 @@ class ForwardStep {
         return { ...this.facts, outcome: 'draining', code: this.prior.lastErrorCode ?? 'dead_lettered' };
       }
       if (!status.enabled) return this.disabled(status.reason ?? 'destination_disabled', false);
+      const retryAtMs = this.prior?.state === 'retrying' ? Date.parse(this.prior.nextAttemptAt ?? '') : NaN;
+      if (retryAtMs - this.deps.clock.now() > EARLY_TOLERANCE_MS) return this.hold(retryAtMs);
       body = await loadPayload(this.deps, this.envelope);
     } catch (error) {
       const failure = classifyFailure(error);
@@ -174,24 +192,18 @@ class ForwardStep {
     const verdict = judgeAttempt(result, this.deps.clock.now());
     const status = result.kind === 'answered' ? result.status : undefined;
     const attemptFacts = { attempt, ...(status === undefined ? {} : { status }) };
-    const attempted: Omit<ForwardState, 'state'> = {
-      destination: this.destination.id,
-      webhookId: this.id,
-      attempts: attempt,
+    this.thisAttempt = {
       lastAttemptAt: new Date(attemptMs).toISOString(),
       ...(status === undefined ? {} : { lastStatus: status }),
       ...(verdict.kind === 'delivered' ? {} : { lastErrorCode: verdict.code }),
     };
-    this.prior = { ...attempted, state: this.prior?.state ?? 'pending' };
     switch (verdict.kind) {
       case 'delivered': {
         const nowMs = this.deps.clock.now();
+        const deliveredAt = new Date(nowMs).toISOString();
+        // A delivery is written even over another copy's delivery, so both attempts are counted.
         const recorded =
-          (await this.write({
-            ...attempted,
-            state: 'delivered',
-            deliveredAt: new Date(nowMs).toISOString(),
-          })) === 'written';
+          (await this.write(() => ({ ...this.base(), state: 'delivered', deliveredAt }))) === 'written';
         const latencyMs = Math.max(0, nowMs - Date.parse(this.envelope.time));
         return {
           ...this.facts,
@@ -225,7 +237,7 @@ class ForwardStep {
     const written =
       this.prior?.state === 'waiting' && !disabledNow
         ? 'written'
-        : await this.write({ ...this.base(), state: 'waiting', lastErrorCode: code });
+        : await this.write(() => ({ ...this.base(), state: 'waiting', lastErrorCode: code }));
     if (written === 'delivered') return this.deliveredElsewhere();
     const recorded = written === 'written';
     const facts = { ...this.facts, code, disabledNow, ...(recorded ? {} : { recorded }) };
@@ -247,19 +259,31 @@ class ForwardStep {
     retryAfterSeconds: number | undefined,
     attempted: boolean,
   ): Promise<ForwardResult> {
-    if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
+    if (isLastReceive(this.destination.retrySchedule, this.scheduleReceives())) {
       return this.giveUp(code, attempted);
     }
+    return this.retryLater(code, retryAfterSeconds, attempted);
+  }
+
+  /** Hides the message for the schedule's step and records when the retry comes. */
+  private async retryLater(
+    code: string,
+    retryAfterSeconds: number | undefined,
+    attempted: boolean,
+  ): Promise<ForwardResult> {
     const delaySeconds = this.delay(retryAfterSeconds);
+    // Taken before the message is hidden, so the message comes back no earlier than the history says:
+    // the retry itself is never mistaken for an early copy (see hold).
+    const next = new Date(this.deps.clock.now() + delaySeconds * 1000).toISOString();
     // If this fails the message keeps the queue's visibility timeout: a retry sooner than planned.
     await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
-    const next = new Date(this.deps.clock.now() + delaySeconds * 1000).toISOString();
-    const written = await this.write({
+    const written = await this.write(() => ({
       ...this.base(),
+      ...this.continuation(),
       state: 'retrying',
       lastErrorCode: code,
       nextAttemptAt: next,
-    });
+    }));
     if (written === 'delivered') return this.deliveredElsewhere();
     const recorded = written === 'written';
     return {
@@ -279,27 +303,65 @@ class ForwardStep {
    * again.
    */
   private async giveUp(code: string, attempted: boolean): Promise<ForwardResult> {
-    const written = await this.write({
+    const written = await this.write(() => ({
       ...this.base(),
       state: 'dead-lettered',
       lastErrorCode: code,
       deadLetterMessageId: this.record.messageId,
-    });
+    }));
     if (written === 'delivered') return this.deliveredElsewhere();
     const recorded = written === 'written';
+    // SQS's own count decides here: until its last receive the message can still be hidden.
     if (!recorded && !isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
-      return this.retry(code, undefined, attempted);
+      return this.retryLater(code, undefined, attempted);
     }
     await drain(this.messages, this.record);
     return { ...this.facts, outcome: 'dead_lettered', code, attempted, ...(recorded ? {} : { recorded }) };
   }
 
-  /** The history as it stands, for a state change without a new attempt. */
+  /**
+   * A second copy of a delivery whose history waits for a retry at `retryAtMs`: SQS handed the message out
+   * again (its first copy's visibility change then finds it no longer in flight). Sent now it would be an
+   * early retry, so it is hidden until then. Hiding it spends a receive: on the last one, it goes to the
+   * queue anew, delayed, and this copy is acknowledged, so a second copy never dead-letters a delivery.
+   */
+  private async hold(retryAtMs: number): Promise<ForwardResult> {
+    const wanted = Math.ceil((retryAtMs - this.deps.clock.now()) / 1000);
+    const delaySeconds = Math.max(1, Math.min(wanted, this.visibilityCeiling()));
+    if (isLastReceive(this.destination.retrySchedule, this.record.receiveCount)) {
+      // SendMessage delays at most 15 minutes: a longer wait holds the new message again when it comes.
+      const message = {
+        body: this.record.body,
+        attributes: this.record.attributes,
+        delaySeconds: Math.min(delaySeconds, MAX_SEND_DELAY_SECONDS),
+      };
+      const sent = await this.deps.queues.send(this.destination.id, message).catch(() => undefined);
+      if (sent) {
+        // The new message carries on the schedule: the receive this copy spent was the retry's. Unrecorded,
+        // it starts the schedule again, as a redrive does.
+        const receivesBefore = this.scheduleReceives() - 1;
+        const requeuedAs = sent.messageId;
+        await this.write(() =>
+          this.prior?.state === 'retrying' ? { ...this.prior, requeuedAs, receivesBefore } : undefined,
+        );
+        return { ...this.facts, outcome: 'held', delaySeconds, requeued: true };
+      }
+    }
+    await this.messages.delay(this.record.receiptHandle, delaySeconds).catch(() => undefined);
+    return { ...this.facts, outcome: 'held', delaySeconds };
+  }
+
+  /**
+   * The history as it stands, for a state change: the last one read, with this receive's attempt counted
+   * on top of it when one was made.
+   */
   private base(): Omit<ForwardState, 'state'> {
     const {
       state: _state,
       nextAttemptAt: _next,
       deadLetterMessageId: _dead,
+      requeuedAs: _requeuedAs,
+      receivesBefore: _before,
       ...kept
     } = this.prior ?? {
       destination: this.destination.id,
@@ -307,14 +369,34 @@ class ForwardStep {
       attempts: 0,
       state: 'pending',
     };
-    return kept;
+    if (!this.thisAttempt) return kept;
+    return {
+      destination: this.destination.id,
+      webhookId: this.id,
+      attempts: kept.attempts + 1,
+      ...this.thisAttempt,
+    };
   }
 
-  /** `written`, `delivered` (another copy got there first), or `not_recorded` (no record, or an outage). */
-  private async write(state: ForwardState): Promise<'written' | 'delivered' | 'not_recorded'> {
+  /**
+   * Writes the state `next` makes of the history read, if the history is still that (compare-and-set):
+   * if another copy wrote it meanwhile, reads it again and makes the state anew on top of it, a few times.
+   * `written`, `delivered` (another copy got there first), or `not_recorded` (no record, an outage, a
+   * history that kept moving, or one `next` no longer writes over: undefined).
+   */
+  private async write(
+    next: () => ForwardState | undefined,
+  ): Promise<'written' | 'delivered' | 'not_recorded'> {
     try {
-      const result = await this.deps.history.put(this.pk, state);
-      return result === 'no_record' ? 'not_recorded' : result;
+      for (let tries = 1; ; tries++) {
+        const state = next();
+        if (!state) return 'not_recorded';
+        const result = await this.deps.history.put(this.pk, state, { previous: this.prior });
+        if (result === 'written' || result === 'delivered') return result;
+        if (result === 'no_record' || tries >= HISTORY_WRITE_TRIES) return 'not_recorded';
+        this.prior = await this.deps.history.get(this.pk, this.destination.id);
+        if (this.prior?.state === 'delivered' && state.state !== 'delivered') return 'delivered';
+      }
     } catch {
       return 'not_recorded';
     }
@@ -325,18 +407,38 @@ class ForwardStep {
     return { ...this.facts, outcome: 'duplicate_skipped' };
   }
 
+  /** Whether this message was sent anew by a held copy, to carry on the schedule (see hold). */
+  private continuation(): Pick<ForwardState, 'requeuedAs' | 'receivesBefore'> {
+    const prior = this.prior;
+    if (prior?.requeuedAs !== this.record.messageId || prior.receivesBefore === undefined) return {};
+    return { requeuedAs: prior.requeuedAs, receivesBefore: prior.receivesBefore };
+  }
+
+  /**
+   * The receives the schedule has used, this one included: this message's, on top of those of the message
+   * it carries on from (a held copy's, see hold). A redrive (a new message) starts the schedule again.
+   */
+  private scheduleReceives(): number {
+    return this.record.receiveCount + (this.continuation().receivesBefore ?? 0);
+  }
+
+  /** The longest one visibility change can hide the message now. */
+  private visibilityCeiling(): number {
+    const elapsed = Math.ceil((this.deps.clock.now() - this.deps.invocationStartedMs) / 1000);
+    return Math.max(0, MAX_STEP_SECONDS - elapsed - RECEIVE_MARGIN_SECONDS);
+  }
+
   /** The schedule's wait (or the Retry-After asked for), within what one visibility change can hide. */
   private delay(retryAfterSeconds: number | undefined): number {
-    // This message's receives pick the step: a redriven copy (a new message) starts the schedule again,
+    // The schedule's receives pick the step: a redriven copy (a new message) starts the schedule again,
     // while the attempt number it sends keeps counting.
     const wanted = forwardDelaySeconds(
       this.destination.retrySchedule,
-      this.record.receiveCount,
+      this.scheduleReceives(),
       retryAfterSeconds,
       this.deps.random,
     );
-    const elapsed = Math.ceil((this.deps.clock.now() - this.deps.invocationStartedMs) / 1000);
-    return Math.max(0, Math.min(wanted, MAX_STEP_SECONDS - elapsed - RECEIVE_MARGIN_SECONDS));
+    return Math.min(wanted, this.visibilityCeiling());
   }
 }
 
@@ -346,6 +448,19 @@ class ForwardStep {
  * retries a throttled invoke. A 12 h step therefore waits 11 h 45 m.
  */
 const RECEIVE_MARGIN_SECONDS = 900;
+
+/**
+ * How early a receive may come for a delivery waiting out its retry and still be the retry: SQS hides a
+ * message for whole seconds, and the clocks of the hosts that hid it and that receive it differ a little.
+ * Earlier than this it is a second copy, held back (ForwardStep.hold).
+ */
+const EARLY_TOLERANCE_MS = 500;
+
+/** Writes of one history tried per receive when other copies keep writing it in between. */
+const HISTORY_WRITE_TRIES = 4;
+
+/** SendMessage's largest DelaySeconds. */
+const MAX_SEND_DELAY_SECONDS = 900;
 
 /** The longest a delivery waiting on a disabled destination stays hidden before it is looked at again. */
 export const WAIT_RECHECK_SECONDS = 300;

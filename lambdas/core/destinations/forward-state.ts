@@ -19,6 +19,12 @@ export interface ForwardState {
   deliveredAt?: string;
   /** The message a give-up left to the redrive policy: its later receives drain without sending. */
   deadLetterMessageId?: string;
+  /**
+   * While retrying: the message a second copy, held on its message's last receive, was sent anew as. That
+   * message carries on the schedule where it was: its receives count on top of `receivesBefore`.
+   */
+  requeuedAs?: string;
+  receivesBefore?: number;
 }
 
 /** The record attribute that holds one destination's history. */
@@ -56,6 +62,16 @@ export function forwardStatesOf(record: object): ForwardState[] {
     if (state) states.push(state);
   }
   return states.sort((a, b) => (a.destination < b.destination ? -1 : a.destination > b.destination ? 1 : 0));
+}
+
+/**
+ * The state's JSON as stored. The state is the first key, so a condition can tell a delivered history by
+ * its prefix; and a history read back and written out again is the same text, so a compare-and-set can
+ * name the history it read.
+ */
+export function serializeForwardState(state: ForwardState): string {
+  const { state: name, ...rest } = state;
+  return JSON.stringify({ state: name, ...rest });
 }
 
 export function parseForwardState(text: string): ForwardState | undefined {

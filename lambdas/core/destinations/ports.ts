@@ -27,7 +27,11 @@ export interface DestinationSender {
 
 export type DestinationSenders = Partial<Record<ForwardDestination['type'], DestinationSender>>;
 
-export type HistoryWrite = 'written' | 'no_record' | 'delivered';
+/**
+ * `written`; `no_record` (TTL deleted the record: the history is not kept); `delivered` (the history says
+ * delivered and the write is not a delivery); `changed` (another copy wrote the history since it was read).
+ */
+export type HistoryWrite = 'written' | 'no_record' | 'delivered' | 'changed';
 
 /** The per-destination histories on the inbox records. */
 export interface ForwardLog {
@@ -35,10 +39,16 @@ export interface ForwardLog {
   get(pk: string, destinationId: string): Promise<ForwardState | undefined>;
   /**
    * Replaces the destination's history on an existing record, unless it says `delivered` already (another
-   * copy of the delivery got there first: only another `delivered` replaces it). `no_record` if TTL
-   * deleted the record: the history is not kept. Throws DependencyError.
+   * copy of the delivery got there first: only another `delivered` replaces it). With `expect`, only if
+   * the history is still `previous` as `get` returned it (undefined: none yet): two copies of a delivery
+   * attempted at once each count their attempt, rather than the later write undoing the earlier one.
+   * Throws DependencyError.
    */
-  put(pk: string, state: ForwardState): Promise<HistoryWrite>;
+  put(
+    pk: string,
+    state: ForwardState,
+    expect?: { previous: ForwardState | undefined },
+  ): Promise<HistoryWrite>;
 }
 
 export interface DestinationStatus {

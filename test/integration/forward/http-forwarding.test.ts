@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORWARD_HEADERS } from '../../../lambdas/core/destinations/signing';
 import {
+  type Answer,
   closedPort,
   type DestinationServer,
   neverAnswer,
@@ -20,12 +21,19 @@ const BODY = Buffer.from(
 const servers: Record<string, DestinationServer> = {};
 let forwarding: ForwardingInbox;
 let refusedPort: number;
-let httpDate: string;
+
+/**
+ * A 429 whose Retry-After is an HTTP date 4 s after the request arrives (3 to 4 s away when the answer is
+ * read: an HTTP date has whole seconds). Taken per request, not when the suite starts, so a slow run that
+ * reaches the destination late still asks for a wait.
+ */
+const retryAtDate: Answer = (response) =>
+  status(429, { 'retry-after': new Date(Date.now() + 4_000).toUTCString() })(response);
 
 const SCRIPTS = {
   flaky: () => servers.flaky?.answer(status(503), status(503), status(200)),
   'retry-after': () => servers['retry-after']?.answer(status(429, { 'retry-after': '2' }), status(200)),
-  'retry-date': () => servers['retry-date']?.answer(status(429, { 'retry-after': httpDate }), status(204)),
+  'retry-date': () => servers['retry-date']?.answer(retryAtDate, status(204)),
   refusing: () => servers.refusing?.answer(status(400)),
   gone: () => servers.gone?.answer(status(410)),
   hanging: () => servers.hanging?.answer(neverAnswer, neverAnswer),
@@ -48,13 +56,8 @@ beforeAll(async () => {
       moved: { type: 'http', url: url('moved'), retrySchedule: ['1s', '1s'] },
     },
   });
-  // These tests time each destination's attempts (a Retry-After wait, the schedule's steps). A second
-  // copy of a destination message that SQS hands out while the first waits out its retry is attempted at
-  // once, it seems: with the SQS double's second copies on, one full run retried a 429 after 0.2 s, not 2 s. The
-  // forwarder does not yet hold a waiting delivery's later copies back; until it does, they are off here.
-  forwarding.sqsDouble()?.set({ duplicate: 0, withhold: 0 });
-  // An HTTP date has whole seconds: 4 s ahead is 3 to 4 s away when the answer is read.
-  httpDate = new Date(Date.now() + 4_000).toUTCString();
+  // The SQS double's second copies stay on: a copy of a delivery waiting out its retry is held until the
+  // retry is due, so the waits timed here hold with them.
   for (const script of Object.values(SCRIPTS)) script();
   expect(await forwarding.deliver('msg_order_1', BODY)).toBe(202);
 }, 60_000);

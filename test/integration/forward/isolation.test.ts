@@ -2,6 +2,7 @@
 // own queue, DLQ and event source (the stack's one mapping per queue), so the healthy one takes every
 // delivery on its first attempt while the failing one is still retrying.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { FORWARD_HEADERS } from '../../../lambdas/core/destinations/signing';
 import { type DestinationServer, startDestinationServer, status } from '../../support/destination-server';
 import { type ForwardingInbox, startForwardingInbox } from '../../support/forwarding';
@@ -21,15 +22,11 @@ beforeAll(async () => {
   forwarding = await startForwardingInbox({
     destinations: {
       failing: { type: 'http', url: failing.url(), retrySchedule: Array(20).fill('10s') },
-      healthy: { type: 'http', url: healthy.url(), retrySchedule: ['10s'] },
+      // Two steps, three receives: SQS may lose its answers to receives (they count all the same), and with
+      // two receives two lost answers in a row would move a message to the DLQ before its first attempt.
+      healthy: { type: 'http', url: healthy.url(), retrySchedule: ['10s', '10s'] },
     },
   });
-  // This test is about isolation, not duplicates. With the SQS double's second copies on, a copy of a
-  // delivery the healthy destination had already taken reached its DLQ in about one full run in three
-  // under load (maxReceiveCount 2: the copy's receives while the first copy was still being forwarded
-  // used up its count). Draining such a copy belongs to the receive policy the processor and the
-  // forwarder are to share; until then second copies are off here, and the gap is listed as open.
-  forwarding.sqsDouble()?.set({ duplicate: 0, withhold: 0 });
   outageEndsAt = Date.now() + OUTAGE_MS;
   for (let i = 0; i < DELIVERIES; i++) {
     expect(
@@ -73,7 +70,15 @@ describe('one failing destination and one healthy one', () => {
         )
         .toBe(DELIVERIES);
       expect(await forwarding.depth('failing', 'dlq')).toBe(0);
-      expect(await forwarding.depth('healthy', 'dlq')).toBe(0);
+      // SQS may hand a message out again after its copy was delivered, and moves it to the DLQ on that
+      // receive if the count is past maxReceiveCount: the forwarder never sees that copy. What
+      // may be there is such a copy of a delivered delivery (a redrive skips it), never one dead-lettered.
+      for (const dedupKey of await dlqDedupKeys('healthy')) {
+        expect(await forwarding.history(dedupKey, 'healthy')).toMatchObject({
+          state: 'delivered',
+          attempts: 1,
+        });
+      }
       // The failing one's first success came only after its outage, well after the healthy one had all.
       const firstSuccess = Math.min(
         ...failing.received.filter((r) => r.atMs >= outageEndsAt).map((r) => r.atMs),
@@ -83,3 +88,18 @@ describe('one failing destination and one healthy one', () => {
     OUTAGE_MS + 120_000,
   );
 });
+
+/** The dedup keys of the deliveries on a destination's DLQ (each message read once, and left hidden). */
+async function dlqDedupKeys(id: string): Promise<string[]> {
+  const dlqUrl = forwarding.inbox.state.destinations?.[id]?.dlqUrl as string;
+  const ops = new SqsQueueOps(forwarding.inbox.clients.sqs);
+  const depth = await forwarding.depth(id, 'dlq');
+  const keys = new Map<string, string>();
+  for (let polls = 0; keys.size < depth && polls < 20; polls++) {
+    for (const message of await ops.receive(dlqUrl, { waitSeconds: 1, visibilitySeconds: 60 })) {
+      keys.set(message.messageId, (JSON.parse(message.body) as { dedupkey: string }).dedupkey);
+    }
+  }
+  expect(keys.size).toBe(depth);
+  return [...keys.values()];
+}

@@ -9,10 +9,15 @@ import {
   forwardRecord,
   WAIT_RECHECK_SECONDS,
 } from '../../../../../lambdas/core/destinations/forward-record';
-import type { ForwardState } from '../../../../../lambdas/core/destinations/forward-state';
+import {
+  type ForwardState,
+  parseForwardState,
+  serializeForwardState,
+} from '../../../../../lambdas/core/destinations/forward-state';
 import type { DestinationStatus } from '../../../../../lambdas/core/destinations/ports';
 import { buildEnvelope, MESSAGE_ATTRIBUTES, serializeEnvelope } from '../../../../../lambdas/core/envelope';
 import { DependencyError } from '../../../../../lambdas/core/errors';
+import type { QueueMessage } from '../../../../../lambdas/core/ports';
 import { sha256Hex } from '../../../../../lambdas/core/schemes/primitives';
 
 const config = parseConfig({
@@ -42,8 +47,10 @@ interface HarnessOptions {
 function harness(options: HarnessOptions = {}) {
   const delays: number[] = [];
   const sent: unknown[] = [];
-  const requeued: unknown[] = [];
-  let history: ForwardState | undefined;
+  const requeued: QueueMessage[] = [];
+  // Stored as the adapter stores it, the state's JSON, so a compare-and-set compares the same text.
+  let stored: string | undefined;
+  const history = () => (stored === undefined ? undefined : parseForwardState(stored));
   const deps: ForwardDeps = {
     config,
     senders: {
@@ -57,14 +64,17 @@ function harness(options: HarnessOptions = {}) {
     history: {
       get: async () => {
         if (options.failing === 'history-get') throw new DependencyError('dynamodb', 'GetItem');
-        return history;
+        return history();
       },
-      put: async (_pk, state) => {
+      put: async (_pk, state, expect) => {
         if (options.failing === 'history-put') throw new DependencyError('dynamodb', 'UpdateItem');
         if (options.putApplies === false) return 'no_record';
-        // As the adapter's condition: only a delivery replaces a delivered history.
-        if (history?.state === 'delivered' && state.state !== 'delivered') return 'delivered';
-        history = state;
+        // As the adapter's condition: only a delivery replaces a delivered history, and with `expect`
+        // only the history that was read is replaced.
+        if (history()?.state === 'delivered' && state.state !== 'delivered') return 'delivered';
+        const previous = expect?.previous && serializeForwardState(expect.previous);
+        if (expect && previous !== stored) return 'changed';
+        stored = serializeForwardState(state);
         return 'written';
       },
     },
@@ -110,9 +120,9 @@ function harness(options: HarnessOptions = {}) {
     delays,
     sent,
     requeued,
-    history: () => history,
+    history,
     setHistory: (state: ForwardState) => {
-      history = state;
+      stored = serializeForwardState(state);
     },
   };
 }
@@ -233,6 +243,162 @@ describe('forwardRecord', () => {
     expect([first.outcome, second.outcome]).toEqual(['delivered', 'duplicate_skipped']);
     expect(h.history()).toMatchObject({ state: 'delivered', lastStatus: 200 });
     expect(h.delays).toEqual([]);
+  });
+
+  it('counts the attempts of two copies attempted at once: the later write finds the history moved, reads it and counts on top', async () => {
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const bothSent = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const h = harness({
+      answer: async () => {
+        // Both copies have read the empty history and sent before either writes.
+        if (++arrived === 2) release();
+        await bothSent;
+        return { kind: 'answered', status: 503 };
+      },
+    });
+    const results = await Promise.all([
+      forwardRecord(h.deps, h.record(1)),
+      forwardRecord(h.deps, h.record(1)),
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['retry', 'retry']);
+    expect(h.sent).toHaveLength(2);
+    expect(h.history()).toMatchObject({ state: 'retrying', attempts: 2, lastStatus: 503 });
+  });
+
+  it('counts both attempts when two copies delivered at once', async () => {
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const bothSent = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const h = harness({
+      answer: async () => {
+        if (++arrived === 2) release();
+        await bothSent;
+        return { kind: 'answered', status: 200 };
+      },
+    });
+    const results = await Promise.all([
+      forwardRecord(h.deps, h.record(1)),
+      forwardRecord(h.deps, h.record(1)),
+    ]);
+    expect(results.map((r) => [r.outcome, r.recorded])).toEqual([
+      ['delivered', undefined],
+      ['delivered', undefined],
+    ]);
+    expect(h.history()).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('holds a second copy of a delivery waiting out its retry until the retry is due, sending nothing', async () => {
+    const h = harness();
+    h.setHistory({
+      destination: 'hooks',
+      state: 'retrying',
+      attempts: 1,
+      webhookId: 'msg_x',
+      lastStatus: 429,
+      nextAttemptAt: new Date(2_000 + 4_200).toISOString(),
+    });
+    expect(await forwardRecord(h.deps, h.record(2))).toMatchObject({ outcome: 'held', delaySeconds: 5 });
+    expect(h.sent).toEqual([]);
+    expect(h.delays).toEqual([5]);
+    expect(h.requeued).toEqual([]);
+    // The history is the retry's, untouched.
+    expect(h.history()).toMatchObject({ state: 'retrying', attempts: 1, lastStatus: 429 });
+  });
+
+  it('on the last receive, sends a held copy to the queue anew (delayed until the retry) rather than spend the receive', async () => {
+    const h = harness();
+    h.setHistory({
+      destination: 'hooks',
+      state: 'retrying',
+      attempts: 2,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000 + 7_000).toISOString(),
+    });
+    // maxReceiveCount is 3: hiding the copy again would send its next receive to the DLQ.
+    expect(await forwardRecord(h.deps, h.record(3))).toMatchObject({
+      outcome: 'held',
+      delaySeconds: 7,
+      requeued: true,
+    });
+    expect(h.requeued).toMatchObject([{ delaySeconds: 7 }]);
+    expect(h.delays).toEqual([]);
+    expect(h.sent).toEqual([]);
+    expect(h.history()).toMatchObject({ state: 'retrying', requeuedAs: 'copy', receivesBefore: 2 });
+  });
+
+  it('lets the message a held copy was sent anew as carry on the schedule: its first receive is the last one', async () => {
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    h.setHistory({
+      destination: 'hooks',
+      state: 'retrying',
+      attempts: 2,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000).toISOString(),
+      requeuedAs: 'copy',
+      receivesBefore: 2,
+    });
+    expect(await forwardRecord(h.deps, h.record(1, 'copy'))).toMatchObject({
+      outcome: 'dead_lettered',
+      attempt: 3,
+    });
+    expect(h.history()).toMatchObject({ state: 'dead-lettered', attempts: 3, deadLetterMessageId: 'copy' });
+    expect(h.history()).not.toHaveProperty('requeuedAs');
+  });
+
+  it('keeps the carried receives through a retry of that message, and not for another message', async () => {
+    const carriedHistory = {
+      state: 'retrying' as const,
+      destination: 'hooks',
+      attempts: 1,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000).toISOString(),
+      requeuedAs: 'copy',
+      receivesBefore: 1,
+    };
+    const carried = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    carried.setHistory(carriedHistory);
+    // Receive 1 of the new message is the schedule's second: the 20 s step, half of it with random() 0.5.
+    expect(await forwardRecord(carried.deps, carried.record(1, 'copy'))).toMatchObject({
+      outcome: 'retry',
+      delaySeconds: 10,
+    });
+    expect(carried.history()).toMatchObject({ requeuedAs: 'copy', receivesBefore: 1, attempts: 2 });
+    // A redriven copy (a message of its own) starts the schedule again.
+    const redriven = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    redriven.setHistory(carriedHistory);
+    expect(await forwardRecord(redriven.deps, redriven.record(1, 'm-redriven'))).toMatchObject({
+      outcome: 'retry',
+      delaySeconds: 5,
+    });
+    expect(redriven.history()).not.toHaveProperty('requeuedAs');
+  });
+
+  it('attempts the retry itself when it comes back as its history says (within half a second)', async () => {
+    const h = harness();
+    h.setHistory({
+      destination: 'hooks',
+      state: 'retrying',
+      attempts: 1,
+      webhookId: 'msg_x',
+      nextAttemptAt: new Date(2_000 + 300).toISOString(),
+    });
+    expect(await forwardRecord(h.deps, h.record(2))).toMatchObject({ outcome: 'delivered', attempt: 2 });
+  });
+
+  it('writes a retry time no earlier than the message comes back', async () => {
+    let nowMs = 2_000;
+    const h = harness({ answer: async () => ({ kind: 'answered', status: 503 }) });
+    const hiddenAt: number[] = [];
+    h.deps.clock = { now: () => (nowMs += 10) };
+    h.deps.messagesFor = () => ({ delay: async () => void hiddenAt.push(nowMs) });
+    const result = await forwardRecord(h.deps, h.record(1));
+    expect(result).toMatchObject({ outcome: 'retry', delaySeconds: 5 });
+    expect(Date.parse(h.history()?.nextAttemptAt ?? '')).toBeLessThanOrEqual((hiddenAt[0] as number) + 5_000);
   });
 
   it('starts the schedule again for a redriven copy, while its attempt number keeps counting', async () => {
