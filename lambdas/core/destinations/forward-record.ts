@@ -13,7 +13,8 @@ import { inboxKey } from '../inbox';
 import { loadPayload } from '../load-payload';
 import type { Clock, MessageControl, PayloadReader } from '../ports';
 import type { QueueRecord } from '../process-record';
-import { isLastReceive, MAX_STEP_SECONDS } from '../retry-schedule';
+import { drain as drainMessage, visibilityCeilingSeconds } from '../receive-policy';
+import { isLastReceive } from '../retry-schedule';
 import { type AttemptResult, forwardDelaySeconds, judgeAttempt } from './attempt';
 import type { ForwardState } from './forward-state';
 import type { DestinationSenders, DestinationStates, ForwardLog, ForwardQueues } from './ports';
@@ -422,10 +423,13 @@ class ForwardStep {
     return this.record.receiveCount + (this.continuation().receivesBefore ?? 0);
   }
 
-  /** The longest one visibility change can hide the message now. */
+  /** The longest one visibility change can hide the message now (the processor's rule: receive-policy.ts). */
   private visibilityCeiling(): number {
-    const elapsed = Math.ceil((this.deps.clock.now() - this.deps.invocationStartedMs) / 1000);
-    return Math.max(0, MAX_STEP_SECONDS - elapsed - RECEIVE_MARGIN_SECONDS);
+    return visibilityCeilingSeconds({
+      nowMs: this.deps.clock.now(),
+      invocationStartedMs: this.deps.invocationStartedMs,
+      waitedBeforeSeconds: RECEIVE_MARGIN_SECONDS,
+    });
   }
 
   /** The schedule's wait (or the Retry-After asked for), within what one visibility change can hide. */
@@ -467,5 +471,5 @@ export const WAIT_RECHECK_SECONDS = 300;
 
 /** Hands the message back at once: the next receive comes soon, and the redrive policy can move it. */
 async function drain(messages: MessageControl, record: QueueRecord): Promise<void> {
-  await messages.delay(record.receiptHandle, 0).catch(() => undefined);
+  await drainMessage(messages, record.receiptHandle);
 }
