@@ -1,6 +1,7 @@
 // Section: lifecycle. The interleaving checker (test/support/lifecycle-checker.ts) over the scenarios
-// `npm test` runs, and deeper: two crashes, two SDK retries, two lease lapses and two handler failures
-// each. Counts states explored, and the counterexamples by kind: violations (none expected) and the
+// `npm test` runs, and deeper (BENCH_SCENARIOS: two crashes and two lease lapses each, two SDK retries
+// where the operators do not take part). Counts states explored, and the counterexamples by kind:
+// violations (none expected) and the
 // double effects no protocol can avoid, which the handler's ctx.idempotencyKey exists for.
 import { performance } from 'node:perf_hooks';
 import {

@@ -3,7 +3,8 @@
 import type { ArchiveFacts } from './archive';
 import { UNKNOWN_EVENT_TYPE } from './envelope';
 import { holds, type StoredItem } from './lifecycle/evaluate';
-import { draining, OPERATOR_LEASE_MARGIN_MS, TRANSITIONS } from './lifecycle/transitions';
+import { eq } from './lifecycle/expression';
+import { draining, OPERATOR_LEASE_MARGIN_MS, sameType, TRANSITIONS } from './lifecycle/transitions';
 
 export const INBOX_STATUSES = [
   'claimed',
@@ -179,9 +180,10 @@ function mismatch(
   existing: InboxRecord,
   incoming: { payloadSha256: string; eventType?: string },
 ): ConflictKind | undefined {
-  // Same signed id, different bytes: a sender bug or an attack. Never overwrite the first record.
-  if (existing.payloadSha256 !== incoming.payloadSha256) return 'payload';
-  if (!sameEventType(existing.eventType, incoming.eventType)) return 'event_type';
+  // The claim's and the lease's own predicates (core/lifecycle/transitions.ts). Same signed id, different
+  // bytes: a sender bug or an attack. Never overwrite the first record.
+  if (!holds(eq('payloadSha256', incoming.payloadSha256), asItem(existing))) return 'payload';
+  if (!holds(sameType(incoming.eventType), asItem(existing))) return 'event_type';
   return undefined;
 }
 

@@ -34,8 +34,9 @@ describe('lifecycle interleavings: nothing answered 2xx is lost, no effect runs 
       for (const example of result.violations) console.log(describeCounterexample(example));
       expect(result.violations.map(describeCounterexample)).toEqual([]);
       expect(Object.keys(result.counts).filter((kind) => !EXCUSED.has(kind))).toEqual([]);
-      // The search went somewhere: every scenario reaches end states where the delivery was processed.
-      expect(result.terminalStates).toBeGreaterThan(10);
+      // The search went somewhere: every scenario reaches end states where the delivery was processed
+      // (a kernel whose lease never applied would end every path in the DLQ, which is not "lost").
+      expect(result.processedEndStates).toBeGreaterThan(0);
     },
     180_000,
   );
