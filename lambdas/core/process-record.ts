@@ -154,8 +154,14 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   } catch (error) {
     // The lease may have applied with its answer lost for good: hand it back (only our own token can), so
     // the next receive does not meet our lease as a live worker's and give the delivery up as held.
-    await deps.inbox.releaseLease(pk, token).catch(() => false);
-    return failedWithoutLease(deps, record, facts, classifyFailure(error).code);
+    // When even that cannot be written, the lease may be ours and live: the retry waits it out.
+    const released = await deps.inbox.releaseLease(pk, token).then(
+      () => true,
+      () => false,
+    );
+    const held = { pk, token, untilMs: nowMs + deps.leaseMs };
+    const atLeast = released ? 0 : leaseLeftSeconds(deps, held);
+    return failedWithoutLease(deps, record, facts, classifyFailure(error).code, atLeast);
   }
   switch (lease.kind) {
     case 'processed':
@@ -214,8 +220,19 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     // came after the first copy ran long). Give the lease back so the next receive need not wait it out;
     // before the abort, hand the message back too (after it, the Lambda layer does).
     if (deps.signal?.aborted || deps.clock.now() >= handlerDeadlineMs(deps)) {
-      await deps.inbox.releaseLease(pk, token).catch(() => false);
-      if (!deps.signal?.aborted) await drain(deps, record);
+      const released = await deps.inbox.releaseLease(pk, token).then(
+        () => true,
+        () => false,
+      );
+      // A lease that could not be given back stays live: the message comes back once it has lapsed, or
+      // the next receive would meet it and, on the last one, give the delivery up as held.
+      if (!deps.signal?.aborted) {
+        if (released) await drain(deps, record);
+        else {
+          const wait = leaseLeftSeconds(deps, { pk, token, untilMs: nowMs + deps.leaseMs });
+          await deps.messages.delay(record.receiptHandle, wait).catch(() => undefined);
+        }
+      }
       return { ...facts, outcome: 'not_started' };
     }
     deps.onStarted?.(record.messageId);
@@ -482,13 +499,14 @@ async function failedWithoutLease(
   record: QueueRecord,
   facts: Facts,
   code: string,
+  atLeastSeconds = 0,
 ): Promise<RecordResult> {
   if (
     afterFailure({ steps: deps.config.queue.retrySchedule, receiveCount: record.receiveCount }) === 'give_up'
   ) {
     return giveUp(deps, record, facts, code, undefined);
   }
-  return retry(deps, record, facts, code);
+  return retry(deps, record, facts, code, atLeastSeconds);
 }
 
 /** Hands the message back at once, so the next receive comes soon and SQS's redrive policy moves it. */

@@ -12,26 +12,24 @@ function valueAt(item: StoredItem | undefined, path: string): StoredValue | unde
   return item?.[path];
 }
 
+/** DynamoDB orders strings by their UTF-8 bytes (JavaScript's `<` compares UTF-16 code units). */
+function order(left: Scalar, right: Scalar): number {
+  if (typeof left === 'number' && typeof right === 'number') return left - right;
+  return Buffer.compare(Buffer.from(String(left), 'utf8'), Buffer.from(String(right), 'utf8'));
+}
+
 function compare(left: StoredValue, op: string, right: Scalar): boolean {
   // Values of different types are never equal and never ordered.
   if (typeof left !== typeof right) return op === '<>';
   const l = left as Scalar;
-  switch (op) {
-    case '=':
-      return l === right;
-    case '<>':
-      return l !== right;
-    case '<':
-      return l < right;
-    case '<=':
-      return l <= right;
-    case '>':
-      return l > right;
-    case '>=':
-      return l >= right;
-    default:
-      throw new Error(`unknown comparison ${op}`);
-  }
+  if (op === '=') return l === right;
+  if (op === '<>') return l !== right;
+  const sign = order(l, right);
+  if (op === '<') return sign < 0;
+  if (op === '<=') return sign <= 0;
+  if (op === '>') return sign > 0;
+  if (op === '>=') return sign >= 0;
+  throw new Error(`unknown comparison ${op}`);
 }
 
 export function holds(condition: Condition, item: StoredItem | undefined): boolean {
