@@ -57,16 +57,6 @@ export function isSettled(record: InboxRecord, nowMs: number): boolean {
 
 export { STRANDABLE_STATUSES, TRANSITION_TIMES };
 
-/** The latest of TRANSITION_TIMES: every one of them, not the first present, so a redrive counts too. */
-export function lastTransitionMs(record: InboxRecord): number {
-  let latest = Number.NEGATIVE_INFINITY;
-  for (const name of TRANSITION_TIMES) {
-    const at = record[name];
-    if (at !== undefined) latest = Math.max(latest, Date.parse(at));
-  }
-  return latest;
-}
-
 /**
  * Stranded: failed, claimed or enqueued, with no transition for longer than the main queue keeps a
  * message, so its message cannot be on the main queue any more. The processor gave it up without a mark

@@ -51,8 +51,6 @@ const NOT_DONE: ReadonlySet<RecordResult['outcome']> = new Set([
 
 const NO_DEADLINE = new AbortController().signal;
 
-export { HAND_BACK_MS };
-
 export function queueRecordFrom(record: SQSRecord): QueueRecord {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(record.messageAttributes ?? {})) {

@@ -7,7 +7,6 @@ import type { ArchiveFacts } from '../archive';
 import { type AttemptOutcome, formatAttemptEntry } from '../attempt-log';
 import { UNKNOWN_EVENT_TYPE } from '../envelope';
 import {
-  ALWAYS,
   all,
   any,
   appendTo,
@@ -250,7 +249,7 @@ export const TRANSITIONS = {
    */
   claim: define<ClaimParams>({
     actor: 'verify',
-    from: ['none', 'claimed', 'processed', 'dead-lettered', 'processing'],
+    from: ['none', ...STATUSES],
     to: 'claimed',
     index: 'enters its home partition',
     summary: 'claim the dedup key for these bytes',
@@ -650,5 +649,3 @@ export function statusTable(): string {
     ...STATUSES.map((s) => `| \`${s}\` | ${STATUS_MEANINGS[s]} |`),
   ].join('\n');
 }
-
-export { ALWAYS };
