@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../../config';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
@@ -89,7 +89,9 @@ describe('processor: partial batch failures', () => {
       ],
       { config },
     );
-    // One batch of all ten, as Lambda may hand them over: SQS answers a single receive with fewer.
+    // One batch of all ten, as Lambda may hand them over: SQS answers a single receive with fewer. The
+    // batch's shape is what is under test, so the SQS double neither withholds nor repeats a message here.
+    if (ctx.sqsDouble) onTestFinished(ctx.sqsDouble.set({ duplicate: 0, withhold: 0 }));
     const messages = await ctx.receiveAll(resources.queueUrl);
     expect(messages).toHaveLength(10);
     const response = await processor.handler({
@@ -196,6 +198,9 @@ describe('processor: retries follow the schedule, and exhausted retries say dead
   });
 
   it('runs the shipped demo events: the transient one fails its first receives then is processed, the permanent one is given up at once', async () => {
+    // The attempt count and the outcome sequence are under test: the SQS double neither withholds nor
+    // repeats a message here (a second copy would add its own receive to both).
+    if (ctx.sqsDouble) onTestFinished(ctx.sqsDouble.set({ duplicate: 0, withhold: 0 }));
     await deliver('standard-webhooks', 'msg_demo_transient', sw(DEMO_TRANSIENT_TYPE, { failures: 2 }));
     await deliver('standard-webhooks', 'msg_demo_permanent', sw(DEMO_PERMANENT_TYPE));
     const { source, logger } = eventSource(demoEvents);
