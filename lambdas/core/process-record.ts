@@ -27,10 +27,11 @@ import type { Clock, Inbox, MessageControl, PayloadReader, PayloadWriter, Resour
 import {
   afterFailure,
   drain as drainMessage,
+  isLastReceive,
   visibilityCeilingSeconds,
   waitedBeforeInvocationSeconds,
 } from './receive-policy';
-import { isLastReceive, retryDelaySeconds } from './retry-schedule';
+import { retryDelaySeconds } from './retry-schedule';
 import { retryWrite } from './retry-write';
 import { describeSchemaIssues } from './schema-issues';
 import { parseJson } from './schemes/primitives';

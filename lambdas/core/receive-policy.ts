@@ -3,7 +3,12 @@
 // message longer than it will. One policy, so the two consumers cannot drift apart.
 import { queueVisibilitySeconds } from '../../config/resources';
 import type { MessageControl } from './ports';
-import { isLastReceive, MAX_STEP_SECONDS } from './retry-schedule';
+import { isLastReceive as isLastScheduledReceive, MAX_STEP_SECONDS } from './retry-schedule';
+
+/** Whether a failure on this receive is the last one the redrive policy allows: after it, SQS moves it. */
+export function isLastReceive(steps: readonly number[], receiveCount: number): boolean {
+  return isLastScheduledReceive(steps, receiveCount);
+}
 
 /** Retry, or give up: a permanent failure, or the last receive the redrive policy allows. */
 export function afterFailure(options: {

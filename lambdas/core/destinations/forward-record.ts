@@ -6,6 +6,7 @@
 // policy: a give-up records `dead-lettered` naming the message and hands it back at once, and its later
 // receives drain without sending, so the AWS console's "Start DLQ redrive" works for every message.
 import type { Config, ForwardDestination } from '../../../config';
+import { forwarderTimeoutSeconds } from '../../../config/resources';
 import { type Envelope, MESSAGE_ATTRIBUTES } from '../envelope';
 import { parseEnvelope } from '../envelope-schema';
 import { classifyFailure } from '../failure';
@@ -13,8 +14,12 @@ import { inboxKey } from '../inbox';
 import { loadPayload } from '../load-payload';
 import type { Clock, MessageControl, PayloadReader } from '../ports';
 import type { QueueRecord } from '../process-record';
-import { drain as drainMessage, visibilityCeilingSeconds } from '../receive-policy';
-import { isLastReceive } from '../retry-schedule';
+import {
+  drain as drainMessage,
+  isLastReceive,
+  visibilityCeilingSeconds,
+  waitedBeforeInvocationSeconds,
+} from '../receive-policy';
 import { type AttemptResult, forwardDelaySeconds, judgeAttempt } from './attempt';
 import type { ForwardState } from './forward-state';
 import type { DestinationSenders, DestinationStates, ForwardLog, ForwardQueues } from './ports';
@@ -428,7 +433,12 @@ class ForwardStep {
     return visibilityCeilingSeconds({
       nowMs: this.deps.clock.now(),
       invocationStartedMs: this.deps.invocationStartedMs,
-      waitedBeforeSeconds: RECEIVE_MARGIN_SECONDS,
+      // The forwarder's event source batches without a window; its queue's visibility timeout follows
+      // the forwarder's timeout.
+      waitedBeforeSeconds: waitedBeforeInvocationSeconds({
+        maxBatchingWindowSeconds: 0,
+        functionTimeoutSeconds: forwarderTimeoutSeconds(this.deps.config),
+      }),
     });
   }
 
@@ -445,13 +455,6 @@ class ForwardStep {
     return Math.min(wanted, this.visibilityCeiling());
   }
 }
-
-/**
- * SQS counts a visibility change's 12 h from the receive, which came before the invocation: the event
- * source may hold a batch for up to the queue's visibility timeout (six forwarder timeouts) while Lambda
- * retries a throttled invoke. A 12 h step therefore waits 11 h 45 m.
- */
-const RECEIVE_MARGIN_SECONDS = 900;
 
 /**
  * How early a receive may come for a delivery waiting out its retry and still be the retry: SQS hides a

@@ -3,6 +3,7 @@
 // sender whose secret store is down).
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../../../config';
+import { forwarderTimeoutSeconds, queueVisibilitySeconds } from '../../../../../config/resources';
 import type { AttemptResult } from '../../../../../lambdas/core/destinations/attempt';
 import {
   type ForwardDeps,
@@ -42,6 +43,7 @@ interface HarnessOptions {
   putApplies?: boolean;
   /** Make one port fail as a dependency outage does. */
   failing?: 'status' | 'history-get' | 'history-put' | 'payload';
+  config?: ForwardDeps['config'];
 }
 
 function harness(options: HarnessOptions = {}) {
@@ -52,7 +54,7 @@ function harness(options: HarnessOptions = {}) {
   let stored: string | undefined;
   const history = () => (stored === undefined ? undefined : parseForwardState(stored));
   const deps: ForwardDeps = {
-    config,
+    config: options.config ?? config,
     senders: {
       http: {
         send: async (delivery) => {
@@ -128,6 +130,21 @@ function harness(options: HarnessOptions = {}) {
 }
 
 describe('forwardRecord', () => {
+  it("hides a 12-hour retry only as long as SQS allows from the receive, less the forwarder queue's visibility timeout the event source may have held it", async () => {
+    const twelveHours = parseConfig({
+      destinations: {
+        hooks: { type: 'http', url: 'https://hooks.example.com/in', retrySchedule: ['12h', '12h'] },
+      },
+    });
+    const h = harness({
+      config: twelveHours,
+      answer: async () => ({ kind: 'answered', status: 503, retryAfter: '86400' }),
+    });
+    const held = queueVisibilitySeconds(forwarderTimeoutSeconds(twelveHours));
+    expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({ outcome: 'retry' });
+    expect(h.delays).toEqual([43_200 - held]);
+  });
+
   it('retries on the schedule, rather than draining, a give-up the history could not record', async () => {
     const h = harness({ answer: async () => ({ kind: 'answered', status: 400 }), putApplies: false });
     const result = await forwardRecord(h.deps, h.record(1));
