@@ -49,18 +49,49 @@ function stored(path: string, value: StoredValue): AttributeValue {
   return { L: value.map((entry) => ({ S: entry })) };
 }
 
+/**
+ * How loosely a rendered condition binds: OR loosest, then AND, then NOT; comparisons and functions bind
+ * tightest. A NOT directly after a NOT is parenthesised: DynamoDB's grammar wants a condition there.
+ */
+type Binding = 'or' | 'and' | 'not' | 'tight';
+
+/**
+ * A condition's text with only the parentheses DynamoDB's precedence needs (NOT binds tighter than AND,
+ * AND than OR), nested groups of the same kind flattened. Fewer levels of parentheses are not only easier
+ * to read in a log: an emulator's parser backtracks at every level, so deep nesting costs it time.
+ */
 function condition(c: Condition, p: Placeholders): string {
+  return bound(c, p).text;
+}
+
+/** The text, and how loosely it binds, so the caller parenthesises only what would otherwise regroup. */
+function bound(c: Condition, p: Placeholders): { text: string; binding: Binding } {
   switch (c.kind) {
     case 'all':
     case 'any': {
       if (c.of.length === 0) throw new Error(`an empty ${c.kind}() cannot be rendered`);
-      const parts = c.of.map((part) => condition(part, p));
-      return parts.length === 1
-        ? (parts[0] as string)
-        : `(${parts.join(c.kind === 'all' ? ' AND ' : ' OR ')})`;
+      const parts = c.of.map((part) => bound(part, p));
+      if (parts.length === 1) return parts[0] as { text: string; binding: Binding };
+      // Within AND only an OR needs parentheses; within OR nothing does.
+      const text = parts
+        .map((part) => (c.kind === 'all' && part.binding === 'or' ? `(${part.text})` : part.text))
+        .join(c.kind === 'all' ? ' AND ' : ' OR ');
+      return { text, binding: c.kind === 'all' ? 'and' : 'or' };
     }
-    case 'not':
-      return `(NOT ${condition(c.of, p)})`;
+    case 'not': {
+      const inner = bound(c.of, p);
+      return {
+        text: inner.binding === 'tight' ? `NOT ${inner.text}` : `NOT (${inner.text})`,
+        binding: 'not',
+      };
+    }
+    default:
+      return { text: atom(c, p), binding: 'tight' };
+  }
+}
+
+function atom(c: Exclude<Condition, { kind: 'all' | 'any' | 'not' }>, p: Placeholders): string {
+  switch (c.kind) {
     case 'exists':
       return `attribute_exists(${p.name(c.path)})`;
     case 'missing':

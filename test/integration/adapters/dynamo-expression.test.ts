@@ -13,7 +13,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderTransition, renderWrite } from '../../../lambdas/adapters/dynamo-expression';
 import { BINARY_ATTRIBUTES } from '../../../lambdas/adapters/inbox-item';
 import { applyUpdate, holds, type StoredItem } from '../../../lambdas/core/lifecycle/evaluate';
-import type { Condition, StoredValue, Update } from '../../../lambdas/core/lifecycle/expression';
+import {
+  all,
+  any,
+  type Condition,
+  eq,
+  missing,
+  not,
+  type StoredValue,
+  type Update,
+} from '../../../lambdas/core/lifecycle/expression';
 import {
   OPERATOR_LEASE_MARGIN_MS,
   STATUSES,
@@ -330,5 +339,62 @@ describe('lifecycle: DynamoDB and the in-memory evaluation decide every transiti
     expect(tally.cases).toBe(names.length * CASES_PER_TRANSITION);
     expect(tally.applied).toBeGreaterThan(tally.cases / 5);
     expect(tally.cases - tally.applied).toBeGreaterThan(tally.cases / 5);
+  }, 120_000);
+});
+
+/**
+ * A random tree of all/any/not over three small attributes. The renderer writes only the parentheses
+ * DynamoDB's precedence needs (NOT, then AND, then OR), so any tree it could regroup shows up here.
+ */
+function randomTree(rng: Rng, depth: number): Condition {
+  if (depth === 0 || rng.chance(0.25)) {
+    const path = rng.pick(['a', 'b', 'c']);
+    return rng.chance(0.2) ? missing(path) : eq(path, rng.int(2));
+  }
+  const kind = rng.int(3);
+  if (kind === 2) return not(randomTree(rng, depth - 1));
+  const members = Array.from({ length: 1 + rng.int(3) }, () => randomTree(rng, depth - 1));
+  return kind === 0 ? all(...members) : any(...members);
+}
+
+describe('rendering: the fewest parentheses keep the grouping the kernel wrote', () => {
+  const TREES = 64;
+  it(`${TREES} random all/any/not trees: DynamoDB and the in-memory evaluation decide alike`, async () => {
+    const rng = new Rng(SEED + 1);
+    const { dynamodb } = env.clients;
+    const TableName = env.resources.tableName;
+    let allowed = 0;
+    const disagreements: string[] = [];
+    await Promise.all(
+      Array.from({ length: TREES }, async () => {
+        const pk = `tree#${randomUUID()}`;
+        const record: Record<string, StoredValue> = { pk };
+        for (const path of ['a', 'b', 'c']) if (rng.chance(0.8)) record[path] = rng.int(2);
+        const tree = randomTree(rng, 4);
+        const expected = holds(tree, record as StoredItem);
+        await dynamodb.send(new PutItemCommand({ TableName, Item: toItem(record) }));
+        const rendered = renderWrite({
+          condition: tree,
+          update: { set: [], remove: [], add: [{ path: 'n', value: 1 }] },
+        });
+        const decided = await dynamodb
+          .send(new UpdateItemCommand({ TableName, Key: { pk: { S: pk } }, ...rendered }))
+          .then(
+            () => true,
+            (error) => {
+              if (error instanceof ConditionalCheckFailedException) return false;
+              throw new Error(`${rendered.ConditionExpression}: ${error}`);
+            },
+          );
+        if (decided) allowed++;
+        if (decided !== expected)
+          disagreements.push(
+            `${rendered.ConditionExpression} on ${JSON.stringify(record)}: dynamo ${decided}`,
+          );
+      }),
+    );
+    expect(disagreements).toEqual([]);
+    expect(allowed).toBeGreaterThan(TREES / 5);
+    expect(TREES - allowed).toBeGreaterThan(TREES / 5);
   }, 120_000);
 });
