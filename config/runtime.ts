@@ -99,18 +99,26 @@ function json(env: Record<string, string | undefined>, name: string): unknown {
   }
 }
 
-export function runtimeFromEnv(env: Record<string, string | undefined> = process.env): Runtime {
-  const config = decodeLambdaConfig(required(env, ENV.config), ENV.config);
-  const queueUrl = required(env, ENV.queueUrl);
-  const given = (env[ENV.destinations] ? json(env, ENV.destinations) : {}) as DestinationEnvironment;
+/**
+ * The resources every Lambda reads, without the destinations' (verify forwards nothing, and its bundle
+ * stays without the code that derives them).
+ */
+export function inboxRuntimeFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): Omit<Runtime, 'destinations'> {
   return {
-    config,
+    config: decodeLambdaConfig(required(env, ENV.config), ENV.config),
     tableName: required(env, ENV.table),
-    queueUrl,
+    queueUrl: required(env, ENV.queueUrl),
     dlqUrl: required(env, ENV.dlqUrl),
     bucketName: required(env, ENV.bucket),
     bucketUrl: env[ENV.bucketUrl] ?? '',
     secretArns: (env[ENV.secretArns] ? json(env, ENV.secretArns) : {}) as Record<string, string>,
-    destinations: destinationResourcesOf(config, queueUrl, given),
   };
+}
+
+export function runtimeFromEnv(env: Record<string, string | undefined> = process.env): Runtime {
+  const inbox = inboxRuntimeFromEnv(env);
+  const given = (env[ENV.destinations] ? json(env, ENV.destinations) : {}) as DestinationEnvironment;
+  return { ...inbox, destinations: destinationResourcesOf(inbox.config, inbox.queueUrl, given) };
 }

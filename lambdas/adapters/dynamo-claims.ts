@@ -14,7 +14,8 @@ import {
   type NewClaim,
   newClaimRecord,
 } from '../core/inbox';
-import { TRANSITIONS } from '../core/lifecycle/transitions';
+// Only the transitions verify makes, imported one by one so its bundle carries no others.
+import { claim as claimTransition, release } from '../core/lifecycle/transitions';
 import type { ClaimStore } from '../core/ports';
 import { callDependency, conditionalWrite } from './dependency-call';
 import { renderTransition, renderWrite } from './dynamo-expression';
@@ -38,7 +39,7 @@ export class DynamoClaims implements ClaimStore {
           TableName: this.tableName,
           // The record's place in the listing index: its one index write (config/list-index.ts).
           Item: { ...toInboxItem(record), ...toAttributes(listAttributes(record)) },
-          ...renderWrite({ condition: TRANSITIONS.claim.condition(claim) }),
+          ...renderWrite({ condition: claimTransition.condition(claim) }),
         }),
       ),
     );
@@ -62,7 +63,7 @@ export class DynamoClaims implements ClaimStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: toAttributes({ pk }),
-          ...renderTransition(TRANSITIONS.release, { claimToken }),
+          ...renderTransition(release, { claimToken }),
         }),
       ),
     );

@@ -23,24 +23,11 @@ import { renderTransition } from './dynamo-expression';
 import { InboxListing, type ListFilter, type ListPage } from './dynamo-inbox-listing';
 import { type Item, toAttributes } from './inbox-item';
 
-/** The whole inbox: the claims (DynamoClaims), and the processor's and the operators' transitions. */
-export class DynamoInbox extends DynamoClaims implements Inbox {
-  private readonly listing: InboxListing;
-
-  constructor(
-    client: DynamoDBClient,
-    tableName: string,
-    options: {
-      /** The configured providers: a listing without a provider filter reads each one's index partitions. */
-      providers?: readonly string[];
-      /** Epoch ms, for the listing's expiry (tests of records written at a fixed time). */
-      now?: () => number;
-    } = {},
-  ) {
-    super(client, tableName);
-    this.listing = new InboxListing(client, tableName, options.providers, options.now);
-  }
-
+/**
+ * The inbox as the processor uses it: the claims (DynamoClaims), and the processor's and the operators'
+ * transitions. The listing's reads are DynamoInbox's, so the processor's bundle carries none of them.
+ */
+export class DynamoInboxTransitions extends DynamoClaims implements Inbox {
   async beginProcessing(pk: string, seed: ProcessingSeed, lease: LeaseRequest): Promise<LeaseOutcome> {
     return this.leaseOrClassify(pk, seed, lease, true);
   }
@@ -187,33 +174,6 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
     return this.apply(pk, TRANSITIONS.noteRedriven, { nowMs });
   }
 
-  /**
-   * An operator's listing by a Scan of the whole table, as before the listing index: kept for the callers
-   * that read a small table whole. listPage reads the page instead.
-   */
-  async list(filter: {
-    provider?: string;
-    status?: InboxStatus;
-    sinceMs?: number;
-    limit: number;
-  }): Promise<InboxRecord[]> {
-    return (await this.listing.scanList(filter)).records;
-  }
-
-  /** A page of deliveries, newest first, read through the listing index (dynamo-inbox-listing.ts). */
-  listPage(filter: ListFilter): Promise<ListPage> {
-    return this.listing.listPage(filter);
-  }
-
-  /** Deliveries whose dedup key starts with `prefix` (at least MIN_KEY_PREFIX characters), newest first. */
-  findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]> {
-    return this.listing.findByPrefix(provider, prefix, limit);
-  }
-
-  findByDeliveryId(deliveryId: string, provider?: string, limit?: number): Promise<InboxRecord[]> {
-    return this.listing.findByDeliveryId(deliveryId, provider, limit);
-  }
-
   async markForwarded(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
     return this.apply(pk, TRANSITIONS.markForwarded, { token: processingToken, nowMs });
   }
@@ -240,5 +200,51 @@ export class DynamoInbox extends DynamoClaims implements Inbox {
       );
       onApplied?.(answer.Attributes);
     });
+  }
+}
+
+/** The whole inbox: the transitions, and the operators' listing (dynamo-inbox-listing.ts). */
+export class DynamoInbox extends DynamoInboxTransitions {
+  private readonly listing: InboxListing;
+
+  constructor(
+    client: DynamoDBClient,
+    tableName: string,
+    options: {
+      /** The configured providers: a listing without a provider filter reads each one's index partitions. */
+      providers?: readonly string[];
+      /** Epoch ms, for the listing's expiry (tests of records written at a fixed time). */
+      now?: () => number;
+    } = {},
+  ) {
+    super(client, tableName);
+    this.listing = new InboxListing(client, tableName, options.providers, options.now);
+  }
+
+  /**
+   * An operator's listing by a Scan of the whole table, as before the listing index: kept for the callers
+   * that read a small table whole. listPage reads the page instead.
+   */
+  async list(filter: {
+    provider?: string;
+    status?: InboxStatus;
+    sinceMs?: number;
+    limit: number;
+  }): Promise<InboxRecord[]> {
+    return (await this.listing.scanList(filter)).records;
+  }
+
+  /** A page of deliveries, newest first, read through the listing index (dynamo-inbox-listing.ts). */
+  listPage(filter: ListFilter): Promise<ListPage> {
+    return this.listing.listPage(filter);
+  }
+
+  /** Deliveries whose dedup key starts with `prefix` (at least MIN_KEY_PREFIX characters), newest first. */
+  findByPrefix(provider: string, prefix: string, limit: number): Promise<InboxRecord[]> {
+    return this.listing.findByPrefix(provider, prefix, limit);
+  }
+
+  findByDeliveryId(deliveryId: string, provider?: string, limit?: number): Promise<InboxRecord[]> {
+    return this.listing.findByDeliveryId(deliveryId, provider, limit);
   }
 }

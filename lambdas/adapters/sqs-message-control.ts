@@ -2,19 +2,15 @@
 // once so the queue's redrive policy moves it to the DLQ.
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { MessageControl } from '../core/ports';
-import { SqsQueueOps } from './sqs-queue-ops';
+import { changeVisibility } from './sqs-visibility';
 
 export class SqsMessageControl implements MessageControl {
-  private readonly ops: SqsQueueOps;
-
   constructor(
-    client: SQSClient,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
-  ) {
-    this.ops = new SqsQueueOps(client);
-  }
+  ) {}
 
   async delay(receiptHandle: string, seconds: number): Promise<void> {
-    await this.ops.changeVisibility(this.queueUrl, receiptHandle, seconds);
+    await changeVisibility(this.client, this.queueUrl, receiptHandle, seconds);
   }
 }

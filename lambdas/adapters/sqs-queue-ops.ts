@@ -3,7 +3,6 @@
 // and the DLQ are worked on through one instance.
 import {
   ChangeMessageVisibilityBatchCommand,
-  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
@@ -15,6 +14,7 @@ import {
 import { callDependency } from './dependency-call';
 import { fromMessageAttributes } from './sqs-message-attributes';
 import { sendMessage } from './sqs-queue';
+import { changeVisibility } from './sqs-visibility';
 
 export interface ReceivedMessage {
   messageId: string;
@@ -81,15 +81,7 @@ export class SqsQueueOps {
 
   /** The processor's backoff: the message reappears after `seconds` (0 to 43 200). */
   async changeVisibility(queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
-    await callDependency('sqs', 'ChangeMessageVisibility', () =>
-      this.client.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: queueUrl,
-          ReceiptHandle: receiptHandle,
-          VisibilityTimeout: seconds,
-        }),
-      ),
-    );
+    await changeVisibility(this.client, queueUrl, receiptHandle, seconds);
   }
 
   /** Sends a body as it is: the processor dead-letters with it, the CLI redrives with it. */

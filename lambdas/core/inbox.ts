@@ -4,7 +4,7 @@ import type { ArchiveFacts } from './archive';
 import { UNKNOWN_EVENT_TYPE } from './envelope';
 import { holds, type StoredItem } from './lifecycle/evaluate';
 import { eq } from './lifecycle/expression';
-import { draining, OPERATOR_LEASE_MARGIN_MS, sameType, TRANSITIONS } from './lifecycle/transitions';
+import { draining, OPERATOR_LEASE_MARGIN_MS, ownClaim, sameType } from './lifecycle/transitions';
 
 export const INBOX_STATUSES = [
   'claimed',
@@ -198,7 +198,7 @@ export function classifyExisting(
 ): ClaimOutcome {
   const { claimToken } = claim;
   // Our own claim: the put was applied, its answer was lost, and the SDK's retry found it. It is ours.
-  if (claimToken !== undefined && holds(TRANSITIONS.ownClaim.condition({ claimToken }), asItem(existing))) {
+  if (claimToken !== undefined && holds(ownClaim.condition({ claimToken }), asItem(existing))) {
     return { kind: 'claimed', claimToken };
   }
   // Decided before `pending`: a copy sent for another type would reach the processor as that type.

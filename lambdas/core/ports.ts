@@ -1,7 +1,7 @@
 // What the handlers need from the outside world. Adapters (lambdas/adapters) implement these over the AWS
 // SDK; tests and local mode pass the same adapters pointed at emulators.
 import type { ArchiveFacts } from './archive';
-import type { ClaimOutcome, InboxRecord, InboxStatus, LeaseOutcome, LeaseRequest, NewClaim } from './inbox';
+import type { ClaimOutcome, InboxRecord, LeaseOutcome, LeaseRequest, NewClaim } from './inbox';
 
 /** The facts a processor can recreate a record from, when TTL deleted it before the message ran. */
 export type ProcessingSeed = Pick<
@@ -93,12 +93,6 @@ export interface Inbox {
    * since, with the moved message or another, wins. False if the record was left alone.
    */
   markRequeued(pk: string, nowMs: number, movedSinceMs: number): Promise<boolean>;
-  list(filter: {
-    provider?: string;
-    status?: InboxStatus;
-    sinceMs?: number;
-    limit: number;
-  }): Promise<InboxRecord[]>;
 }
 
 export interface VersionCheck {

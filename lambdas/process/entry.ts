@@ -5,7 +5,7 @@ import { LAMBDA_DEFAULTS } from '../../config/resources';
 import { runtimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createProcessClients } from '../adapters/clients';
-import { DynamoInbox } from '../adapters/dynamo-inbox';
+import { DynamoInboxTransitions } from '../adapters/dynamo-inbox';
 import { DynamoResourceVersions } from '../adapters/dynamo-resource-versions';
 import { jsonTelemetry } from '../adapters/json-telemetry';
 import { S3PayloadReader } from '../adapters/s3-payloads';
@@ -20,7 +20,7 @@ const clients = createProcessClients();
 
 export const handler = processLambda({
   config: runtime.config,
-  inbox: new DynamoInbox(clients.dynamodb, runtime.tableName),
+  inbox: new DynamoInboxTransitions(clients.dynamodb, runtime.tableName),
   payloads: new S3PayloadReader(clients.s3, runtime.bucketName),
   messages: new SqsMessageControl(clients.sqs, runtime.queueUrl),
   versions: new DynamoResourceVersions(clients.dynamodb, runtime.tableName),

@@ -1,6 +1,6 @@
 // Lambda's entry for the verify function (exports `handler`): the composition root, no logic.
 // It builds clients and adapters once per container, at import, and hands them to the middy chain.
-import { runtimeFromEnv } from '../../config/runtime';
+import { inboxRuntimeFromEnv } from '../../config/runtime';
 import { METRICS_NAMESPACE, SERVICE } from '../../config/telemetry';
 import { createVerifyClients } from '../adapters/clients';
 import { DynamoClaims } from '../adapters/dynamo-claims';
@@ -11,7 +11,7 @@ import { SqsDeliveryQueue } from '../adapters/sqs-queue';
 import { systemClock } from '../core/ports';
 import { verifyLambda } from './middy-chain';
 
-const runtime = runtimeFromEnv();
+const runtime = inboxRuntimeFromEnv();
 const clients = createVerifyClients();
 
 export const handler = verifyLambda({

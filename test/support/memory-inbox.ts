@@ -16,8 +16,6 @@ import {
   classifyExisting,
   classifyLeaseRefusal,
   type InboxRecord,
-  type InboxStatus,
-  isExpired,
   type LeaseOutcome,
   type LeaseRequest,
   type NewClaim,
@@ -50,7 +48,6 @@ const OPERATION: Readonly<Record<InboxMethod, string>> = {
   markFailed: 'UpdateItem',
   markDeadLettered: 'UpdateItem',
   markRequeued: 'UpdateItem',
-  list: 'Scan',
 };
 
 /** An item as DynamoDB returns it to the adapter, read back as the record the core sees. */
@@ -242,31 +239,6 @@ export class MemoryInbox implements Inbox {
 
   async markRequeued(pk: string, nowMs: number, movedSinceMs: number): Promise<boolean> {
     return this.apply('markRequeued', pk, TRANSITIONS.markRequeued, { pk, nowMs, movedSinceMs });
-  }
-
-  /** As DynamoInbox's Scan listing: deliveries only, newest first, none expired. */
-  async list(filter: {
-    provider?: string;
-    status?: InboxStatus;
-    sinceMs?: number;
-    limit: number;
-  }): Promise<InboxRecord[]> {
-    this.enter('list');
-    const since = new Date(filter.sinceMs ?? 0).toISOString();
-    const nowMs = this.now();
-    const position = (record: InboxRecord) => `${record.receivedAt}#${record.pk}`;
-    return [...this.items.values()]
-      .filter((item) => item.status !== undefined)
-      .map(toRecord)
-      .filter(
-        (record) =>
-          (filter.provider === undefined || record.provider === filter.provider) &&
-          (filter.status === undefined || record.status === filter.status) &&
-          position(record) >= since &&
-          !isExpired(record, nowMs),
-      )
-      .sort((a, b) => (position(a) < position(b) ? 1 : -1))
-      .slice(0, filter.limit);
   }
 
   /** Counts the call and takes its next fault; an unreachable table fails the call here. */
