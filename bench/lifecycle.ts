@@ -64,7 +64,9 @@ export default defineSection<LifecycleRow>({
       notes: [
         'Counted kinds are double effects after the effect ran and its processed mark never landed (a crash ' +
           'between them, or DynamoDB refusing the mark for a whole invocation): the next copy cannot tell the ' +
-          'effect ran. After a refused mark the record also stays `processing`. Handlers use ctx.idempotencyKey.',
+          'effect ran. After a refused mark the record also stays `processing`. A handler cut off at the deadline ' +
+          'keeps running (Lambda resumes it when it reuses the environment), beyond any lease, so its effect may ' +
+          "come beside the retry's. Handlers use ctx.idempotencyKey, and ctx.signal asks a cut-off one to stop.",
       ],
     };
   },

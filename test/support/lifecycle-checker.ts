@@ -5,7 +5,8 @@
 // of each message (SQS may hand a message out twice; each copy is received up to MAX_RECEIVES times, then
 // the redrive policy moves it to the DLQ); processor workers; one replay; one redrive; the clock. Faults:
 // an SDK retry of a write that applied and whose answer was lost, a crash before or after each write and
-// after the handler's effect, a handler failure, and the processed mark refused for a whole invocation.
+// after the handler's effect, a handler failure, a handler cut off at the deadline that keeps running, and
+// the processed mark refused for a whole invocation.
 // It checks the invariants after every step, and "nothing answered 2xx is lost" once nothing can move.
 import { createHash } from 'node:crypto';
 import {
@@ -31,6 +32,11 @@ export interface Bound {
   handlerFailures: number;
   /** Whole invocations in which DynamoDB refuses the processed mark (the message is still acknowledged). */
   markOutages: number;
+  /**
+   * Handlers cut off at the invocation's deadline that keep running: nothing stops a promise, and Lambda
+   * resumes it whenever it reuses the frozen environment, so its effect may come at any later step.
+   */
+  cutOffs: number;
   /** Whether the replay and the redrive take part. */
   operators: boolean;
   /** The verify invocations: the bytes each received (X twice is a provider's retry; Y is other bytes). */
@@ -44,6 +50,7 @@ const NONE: Bound = {
   duplicates: 0,
   handlerFailures: 0,
   markOutages: 0,
+  cutOffs: 0,
   operators: false,
   verifies: ['X'],
 };
@@ -79,6 +86,13 @@ export const NPM_TEST_SCENARIOS: Record<string, Bound> = {
     ...NONE,
     markOutages: 1,
     duplicates: 1,
+    lapses: 1,
+  },
+  'a handler cut off at the deadline that keeps running, an SQS duplicate, a crash, a lease lapse': {
+    ...NONE,
+    cutOffs: 1,
+    duplicates: 1,
+    crashes: 1,
     lapses: 1,
   },
 };
@@ -148,6 +162,10 @@ interface World {
   effects: number;
   /** An effect ran whose processed mark never landed: after a crash between them, or the mark refused. */
   unmarked: false | 'crash' | 'mark_refused';
+  /** Cut-off handlers still running (frozen with their environment, or running beside the next receive). */
+  orphans: number;
+  /** A handler was cut off and kept running since the last replay mark. */
+  cutOff: boolean;
 }
 
 export type Violation = 'lost' | 'effect_twice' | 'conflict_202' | 'processed_backwards' | 'stuck_processing';
@@ -155,6 +173,7 @@ export type Violation = 'lost' | 'effect_twice' | 'conflict_202' | 'processed_ba
 /** Effects run twice where no protocol can tell: counted, not failed. */
 export type Excused =
   | 'effect_twice_after_crash'
+  | 'effect_twice_after_cut_off'
   | 'effect_twice_after_mark_refused'
   | 'record_behind_after_mark_refused';
 
@@ -376,6 +395,15 @@ function moves(world: World, bound: Bound): Step[] {
         runEffect(next, nw);
         nw.pc = 'mark';
       });
+      if (b.cutOffs > 0)
+        // The processor counts it as a transient failure (handler_timeout) and marks it so; the handler's
+        // promise runs on, its effect still to come.
+        step(`${name} handler cut off at the deadline, still running`, (next) => {
+          next.budget.cutOffs--;
+          next.orphans += 1;
+          next.cutOff = true;
+          (next.workers[i] as Worker).pc = 'failMark';
+        });
       if (b.handlerFailures > 0)
         step(`${name} handler fails`, (next) => {
           next.budget.handlerFailures--;
@@ -443,6 +471,12 @@ function moves(world: World, bound: Bound): Step[] {
     }
   });
 
+  if (world.orphans > 0)
+    step('a cut-off handler resumes and runs its effect', (next) => {
+      next.orphans -= 1;
+      next.effects += 1;
+    });
+
   if (b.lapses > 0)
     // A lease lasts as long as its invocation may run, so the clock passing it means Lambda has ended
     // every invocation that held one: in-flight workers and verify invocations die with it.
@@ -481,6 +515,8 @@ function moves(world: World, bound: Bound): Step[] {
         if (ours) {
           next.effects = 0;
           next.unmarked = false;
+          // A cut-off handler still to resume may yet run the effect beside the replay's.
+          next.cutOff = next.orphans > 0;
         }
         next.replay = ours ? { pc: 'send' } : { pc: 'done' };
       };
@@ -536,9 +572,12 @@ function initial(bound: Bound): World {
       duplicates: bound.duplicates,
       handlerFailures: bound.handlerFailures,
       markOutages: bound.markOutages,
+      cutOffs: bound.cutOffs,
     },
     effects: 0,
     unmarked: false,
+    orphans: 0,
+    cutOff: false,
   };
 }
 
@@ -557,7 +596,9 @@ function stepViolation(before: World, step: Step): Violation | Excused | undefin
       ? 'effect_twice_after_mark_refused'
       : before.unmarked === 'crash'
         ? 'effect_twice_after_crash'
-        : 'effect_twice';
+        : before.cutOff
+          ? 'effect_twice_after_cut_off'
+          : 'effect_twice';
   return undefined;
 }
 
@@ -580,6 +621,7 @@ function key(world: World): string {
 
 const EXCUSED: ReadonlySet<string> = new Set<Excused>([
   'effect_twice_after_crash',
+  'effect_twice_after_cut_off',
   'effect_twice_after_mark_refused',
   'record_behind_after_mark_refused',
 ]);

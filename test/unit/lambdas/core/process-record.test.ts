@@ -648,8 +648,10 @@ describe('processRecord: starting in time', () => {
     expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed', lastErrorCode: 'handler_timeout' });
   });
 
-  // An open gap, pinned: this test fails today (`.fails` keeps the suite green while it does). Once a
-  // cut-off handler can no longer run beside the retry, it passes, `.fails` fails, and `.fails` goes.
+  // An open gap, pinned: this test fails today (`.fails` keeps the suite green while it does). No lease can
+  // cover a promise Lambda freezes with its environment and resumes when it reuses it, so the interleaving
+  // checker counts this double effect (effect_twice_after_cut_off) rather than failing on it. Should a
+  // cut-off handler ever be kept from running beside the retry, this passes, `.fails` fails, and it goes.
   it.fails('does not let the next receive run the handler while a cut-off handler is still running', async () => {
     // A handler cut off at the deadline keeps running (nothing can stop a promise; ctx.signal only asks),
     // and in Lambda it resumes in the next invocation of the same environment. The failed mark hands the

@@ -14,10 +14,14 @@ import {
  * The double effects no protocol can avoid, counted rather than failed: the effect ran and the record
  * could not say so (a crash between the effect and its mark, or DynamoDB refusing the mark for the whole
  * invocation), so the next copy cannot tell it ran. The handler's `ctx.idempotencyKey` exists for these.
- * After a refused mark the record also stays `processing` (its lease lapsed) though the effect ran.
+ * After a refused mark the record also stays `processing` (its lease lapsed) though the effect ran. And a
+ * handler cut off at the deadline keeps running: no lease covers a promise that Lambda freezes with its
+ * environment and resumes whenever it reuses it, so its effect may come beside the retry's (`ctx.signal`
+ * asks it to stop).
  */
 const EXCUSED = new Set([
   'effect_twice_after_crash',
+  'effect_twice_after_cut_off',
   'effect_twice_after_mark_refused',
   'record_behind_after_mark_refused',
 ]);
