@@ -63,6 +63,10 @@ afterAll(async () => {
 
 describe('npm start -- --forward-to', () => {
   it('names the destination in the banner, forwards a signed delivery to the service, and the printed secret verifies it', async () => {
+    // local.json is written as the instance comes up, a moment before the banner is printed.
+    await waitFor('the banner', () =>
+      stripVTControlCharacters(output).includes('forward-to-1') ? true : undefined,
+    );
     expect(stripVTControlCharacters(output)).toContain(
       `forward-to-1       http        ${server.url('/webhooks')}`,
     );
