@@ -1,0 +1,35 @@
+// The cut-off excuse covers only what the cut-off handler causes: its own late effect beside another. A
+// double effect between two workers that both hold a live lease is the protocol's to prevent, cut-off or
+// not, and the search must still report it in the cut-off scenario.
+import { describe, expect, it } from 'vitest';
+import { all, any, exists, ne } from '../../../../../lambdas/core/lifecycle/expression';
+import { TRANSITIONS } from '../../../../../lambdas/core/lifecycle/transitions';
+import {
+  check,
+  describeCounterexample,
+  NPM_TEST_SCENARIOS,
+} from '../../../../../test/support/lifecycle-checker';
+
+const CUT_OFF_SCENARIO = Object.entries(NPM_TEST_SCENARIOS).find(([, bound]) => bound.cutOffs > 0);
+
+describe('lifecycle interleavings after a handler is cut off', () => {
+  it('reports two live leases running the effect as effect_twice, not as the cut-off handler’s', () => {
+    const lease = TRANSITIONS.lease;
+    // A broken lease: a record that failed once may be leased over another worker's live lease. It is
+    // reached in this scenario only through the cut-off's failure mark, but the cut-off handler takes no
+    // part in the double effect it lets through.
+    const overLiveLease = {
+      ...lease,
+      condition: (p: Parameters<typeof lease.condition>[0]) =>
+        any(lease.condition(p), all(exists('lastErrorCode'), ne('status', 'processed'))),
+    };
+    expect(CUT_OFF_SCENARIO).toBeDefined();
+    const [, bound] = CUT_OFF_SCENARIO as [string, (typeof NPM_TEST_SCENARIOS)[string]];
+    const result = check(bound, { transitions: { lease: overLiveLease as typeof lease } });
+    const twice = result.violations.filter((v) => v.kind === 'effect_twice');
+    for (const example of result.excused) console.log(describeCounterexample(example));
+    expect(twice.length).toBeGreaterThan(0);
+    for (const example of twice)
+      expect(example.steps.some((s) => s.startsWith('a cut-off handler resumes'))).toBe(false);
+  }, 180_000);
+});
