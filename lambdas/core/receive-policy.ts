@@ -19,16 +19,24 @@ export function afterFailure(options: {
   return options.permanent || isLastReceive(options.steps, options.receiveCount) ? 'give_up' : 'retry';
 }
 
+/** Lambda's limit on a function's Init phase, which a cold start runs after the invoke. */
+const INIT_LIMIT_SECONDS = 10;
+
 /**
- * How long before the invocation a record may have been received: the event source may hold it for the
- * batching window, then, while Lambda retries a throttled invoke, up to the queue's visibility timeout
- * (six times the function's timeout). Past that SQS would have handed it out again.
+ * How long before the handler's clock starts a record may have been received: the event source may hold it
+ * for the batching window, then, while Lambda retries a throttled invoke, up to the queue's visibility
+ * timeout (six times the function's timeout; past that SQS would have handed it out again), and on a cold
+ * start the Init phase runs before the handler.
  */
 export function waitedBeforeInvocationSeconds(options: {
   maxBatchingWindowSeconds: number;
   functionTimeoutSeconds: number;
 }): number {
-  return options.maxBatchingWindowSeconds + queueVisibilitySeconds(options.functionTimeoutSeconds);
+  return (
+    options.maxBatchingWindowSeconds +
+    queueVisibilitySeconds(options.functionTimeoutSeconds) +
+    INIT_LIMIT_SECONDS
+  );
 }
 
 /**

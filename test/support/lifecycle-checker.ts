@@ -164,7 +164,7 @@ interface World {
   unmarked: false | 'crash' | 'mark_refused';
   /** Cut-off handlers still running (frozen with their environment, or running beside the next receive). */
   orphans: number;
-  /** A handler was cut off and kept running since the last replay mark. */
+  /** A cut-off handler ran its late effect since the last replay mark. */
   cutOff: boolean;
 }
 
@@ -401,7 +401,6 @@ function moves(world: World, bound: Bound): Step[] {
         step(`${name} handler cut off at the deadline, still running`, (next) => {
           next.budget.cutOffs--;
           next.orphans += 1;
-          next.cutOff = true;
           (next.workers[i] as Worker).pc = 'failMark';
         });
       if (b.handlerFailures > 0)
@@ -475,6 +474,7 @@ function moves(world: World, bound: Bound): Step[] {
     step('a cut-off handler resumes and runs its effect', (next) => {
       next.orphans -= 1;
       next.effects += 1;
+      next.cutOff = true;
     });
 
   if (b.lapses > 0)
@@ -515,8 +515,7 @@ function moves(world: World, bound: Bound): Step[] {
         if (ours) {
           next.effects = 0;
           next.unmarked = false;
-          // A cut-off handler still to resume may yet run the effect beside the replay's.
-          next.cutOff = next.orphans > 0;
+          next.cutOff = false;
         }
         next.replay = ours ? { pc: 'send' } : { pc: 'done' };
       };
@@ -596,7 +595,7 @@ function stepViolation(before: World, step: Step): Violation | Excused | undefin
       ? 'effect_twice_after_mark_refused'
       : before.unmarked === 'crash'
         ? 'effect_twice_after_crash'
-        : before.cutOff
+        : before.cutOff || after.cutOff
           ? 'effect_twice_after_cut_off'
           : 'effect_twice';
   return undefined;

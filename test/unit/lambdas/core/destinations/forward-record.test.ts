@@ -140,7 +140,8 @@ describe('forwardRecord', () => {
       config: twelveHours,
       answer: async () => ({ kind: 'answered', status: 503, retryAfter: '86400' }),
     });
-    const held = queueVisibilitySeconds(forwarderTimeoutSeconds(twelveHours));
+    // The forwarder queue's visibility timeout, and Lambda's 10 s Init limit on a cold start.
+    const held = queueVisibilitySeconds(forwarderTimeoutSeconds(twelveHours)) + 10;
     expect(await forwardRecord(h.deps, h.record(1))).toMatchObject({ outcome: 'retry' });
     expect(h.delays).toEqual([43_200 - held]);
   });
