@@ -106,6 +106,7 @@ export class DynamoInboxTransitions extends DynamoClaims implements Inbox {
     errorCode: string,
     nowMs: number,
     receiveCount?: number,
+    options: { keepToken?: boolean } = {},
   ): Promise<boolean> {
     return this.apply(pk, TRANSITIONS.markFailed, {
       pk,
@@ -113,7 +114,12 @@ export class DynamoInboxTransitions extends DynamoClaims implements Inbox {
       errorCode,
       nowMs,
       receiveCount,
+      ...(options.keepToken ? { keepToken: true } : {}),
     });
+  }
+
+  async markProcessedLate(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
+    return this.apply(pk, TRANSITIONS.markProcessedLate, { pk, token: processingToken, nowMs });
   }
 
   async markDeadLettered(pk: string, processingToken: string, mark: DeadLetterMark): Promise<boolean> {

@@ -73,7 +73,8 @@ export interface Inbox {
   /**
    * A transient failure: `failed`, lease released, attempts + 1, and an earlier failure's
    * `lastErrorDetail` removed (it described another error), and the attempt logged with the message's
-   * receive count. Conditioned on our token.
+   * receive count. Conditioned on our token. `keepToken` (a handler cut off that may still finish) keeps
+   * the token on the failed record for markProcessedLate.
    */
   markFailed(
     pk: string,
@@ -81,7 +82,13 @@ export interface Inbox {
     errorCode: string,
     nowMs: number,
     receiveCount?: number,
+    options?: { keepToken?: boolean },
   ): Promise<boolean>;
+  /**
+   * A handler cut off at the deadline finished after all: the failed record it left becomes processed,
+   * unless another worker leased it since. False if not.
+   */
+  markProcessedLate(pk: string, processingToken: string, nowMs: number): Promise<boolean>;
   /**
    * The processor gives the delivery up: `dead-lettered`, with the message it leaves to the redrive policy.
    * Conditioned on our token. False if the lease is not ours.

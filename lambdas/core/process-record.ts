@@ -262,10 +262,16 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
     ) {
       return giveUp(deps, record, facts, failure.code, held, failure.detail);
     }
+    // A handler cut off may still finish; its token stays on the record so its success can be marked
+    // late, and the retry then finds the delivery processed instead of running it again.
+    const cutOff = error instanceof HandlerTimeoutError ? error : undefined;
     const released = await deps.inbox
-      .markFailed(pk, token, failure.code, deps.clock.now(), record.receiveCount)
+      .markFailed(pk, token, failure.code, deps.clock.now(), record.receiveCount, {
+        keepToken: cutOff !== undefined,
+      })
       .then(() => true)
       .catch(() => false);
+    if (cutOff && released) markLateIfFinished(deps, pk, token, cutOff.finished);
     return retry(deps, record, facts, failure.code, released ? 0 : leaseLeftSeconds(deps, held));
   }
   // The effect ran. From here on nothing may make it run again: the mark is retried within the invocation,
@@ -352,9 +358,27 @@ async function withDeadline(
   running.catch(() => undefined);
   try {
     await Promise.race([running, cutOff]);
+  } catch (error) {
+    if (error instanceof HandlerTimeoutError)
+      error.finished = running.then(
+        () => true,
+        () => false,
+      );
+    throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * When a cut-off handler finishes without an error, its effect ran: the record it left `failed` is marked
+ * processed, unless a worker leased it since. In Lambda this may come in a later invocation of the same
+ * environment, whenever the frozen handler resumes; a mark that fails leaves the retry to run it.
+ */
+function markLateIfFinished(deps: ProcessDeps, pk: string, token: string, finished: Promise<boolean>): void {
+  void finished
+    .then((ok) => (ok ? deps.inbox.markProcessedLate(pk, token, deps.clock.now()) : false))
+    .catch(() => false);
 }
 
 function handlerDeadlineMs(deps: ProcessDeps): number {
@@ -364,6 +388,8 @@ function handlerDeadlineMs(deps: ProcessDeps): number {
 class HandlerTimeoutError extends Error {
   override name = 'HandlerTimeoutError';
   readonly code = 'handler_timeout';
+  /** Whether the handler, running on past its cut-off, finished without an error. */
+  finished: Promise<boolean> = Promise.resolve(false);
 }
 
 /** A version as the version store compares it: larger is newer. */

@@ -140,6 +140,14 @@ interface Worker {
   token: string;
   /** The effect ran on this receive and no processed mark recorded it yet. */
   ranEffect: boolean;
+  /** Its handler was cut off at the deadline and runs on: the failure mark keeps the token. */
+  cutOff?: boolean;
+}
+
+/** A cut-off handler running on: its effect still to come, then its late processed mark. */
+interface Orphan {
+  token: string;
+  pc: 'effect' | 'mark';
 }
 
 interface Verify {
@@ -163,7 +171,7 @@ interface World {
   /** An effect ran whose processed mark never landed: after a crash between them, or the mark refused. */
   unmarked: false | 'crash' | 'mark_refused';
   /** Cut-off handlers still running (frozen with their environment, or running beside the next receive). */
-  orphans: number;
+  orphans: Orphan[];
   /** A cut-off handler ran its late effect since the last replay mark. */
   cutOff: boolean;
 }
@@ -400,8 +408,9 @@ function moves(world: World, bound: Bound): Step[] {
         // promise runs on, its effect still to come.
         step(`${name} handler cut off at the deadline, still running`, (next) => {
           next.budget.cutOffs--;
-          next.orphans += 1;
-          (next.workers[i] as Worker).pc = 'failMark';
+          const nw = next.workers[i] as Worker;
+          next.orphans.push({ token: nw.token, pc: 'effect' });
+          Object.assign(nw, { pc: 'failMark', cutOff: true });
         });
       if (b.handlerFailures > 0)
         step(`${name} handler fails`, (next) => {
@@ -462,6 +471,7 @@ function moves(world: World, bound: Bound): Step[] {
             token: nw.token,
             errorCode: 'boom',
             nowMs: next.now,
+            ...(nw.cutOff ? { keepToken: true } : {}),
           });
         handBack(next, nw.copy);
         workerDone(next, i);
@@ -470,12 +480,29 @@ function moves(world: World, bound: Bound): Step[] {
     }
   });
 
-  if (world.orphans > 0)
-    step('a cut-off handler resumes and runs its effect', (next) => {
-      next.orphans -= 1;
-      next.effects += 1;
-      next.cutOff = true;
-    });
+  world.orphans.forEach((orphan, o) => {
+    if (orphan.pc === 'effect')
+      step(`a cut-off handler resumes and runs its effect (${orphan.token})`, (next) => {
+        (next.orphans[o] as Orphan).pc = 'mark';
+        next.effects += 1;
+        next.cutOff = true;
+      });
+    // Its late mark is chained after its worker's failure mark, so it waits for that worker.
+    else if (!world.workers.some((w) => w.token === orphan.token)) {
+      step(`a cut-off handler finished (${orphan.token}): its late processed mark`, (next) => {
+        apply(next, T.markProcessedLate, { pk: PK, token: orphan.token, nowMs: next.now });
+        next.orphans.splice(o, 1);
+      });
+      if (b.crashes > 0)
+        step(
+          `a cut-off handler finished (${orphan.token}), and its environment died before the late mark`,
+          (next) => {
+            next.budget.crashes--;
+            next.orphans.splice(o, 1);
+          },
+        );
+    }
+  });
 
   if (b.lapses > 0)
     // A lease lasts as long as its invocation may run, so the clock passing it means Lambda has ended
@@ -575,7 +602,7 @@ function initial(bound: Bound): World {
     },
     effects: 0,
     unmarked: false,
-    orphans: 0,
+    orphans: [],
     cutOff: false,
   };
 }

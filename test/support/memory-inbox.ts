@@ -46,6 +46,7 @@ const OPERATION: Readonly<Record<InboxMethod, string>> = {
   markArchived: 'UpdateItem',
   releaseLease: 'UpdateItem',
   markFailed: 'UpdateItem',
+  markProcessedLate: 'UpdateItem',
   markDeadLettered: 'UpdateItem',
   markRequeued: 'UpdateItem',
 };
@@ -215,6 +216,7 @@ export class MemoryInbox implements Inbox {
     errorCode: string,
     nowMs: number,
     receiveCount?: number,
+    options: { keepToken?: boolean } = {},
   ): Promise<boolean> {
     return this.apply('markFailed', pk, TRANSITIONS.markFailed, {
       pk,
@@ -222,6 +224,15 @@ export class MemoryInbox implements Inbox {
       errorCode,
       nowMs,
       receiveCount,
+      ...(options.keepToken ? { keepToken: true } : {}),
+    });
+  }
+
+  async markProcessedLate(pk: string, processingToken: string, nowMs: number): Promise<boolean> {
+    return this.apply('markProcessedLate', pk, TRANSITIONS.markProcessedLate, {
+      pk,
+      token: processingToken,
+      nowMs,
     });
   }
 

@@ -177,6 +177,12 @@ export interface MarkFailedParams {
   errorCode: string;
   nowMs: number;
   receiveCount?: number;
+  /**
+   * The handler was cut off and may still finish: the token stays on the failed record, so its success
+   * can be marked late (markProcessedLate) until another worker leases the record. Only from
+   * `processing`, so an SDK retry of this mark is refused as it is without the token.
+   */
+  keepToken?: boolean;
 }
 
 export interface MarkDeadLetteredParams extends MarkFailedParams {
@@ -361,7 +367,8 @@ export const releaseLease: Transition<{ token: string }> = {
 };
 
 export const markFailed: Transition<MarkFailedParams> = {
-  condition: ({ token }) => ownLease(token),
+  condition: ({ token, keepToken }) =>
+    keepToken ? all(ownLease(token), eq(STATUS, 'processing')) : ownLease(token),
   update: (p) => {
     const at = new Date(p.nowMs).toISOString();
     return update({
@@ -372,10 +379,26 @@ export const markFailed: Transition<MarkFailedParams> = {
         setTo('listKey', listKeyOf(p.pk, 'failed')),
         attempt(at, p.errorCode, p.receiveCount, 'failed'),
       ],
-      remove: ['leaseUntil', TOKEN, 'lastErrorDetail'],
+      remove: ['leaseUntil', ...(p.keepToken ? [] : [TOKEN]), 'lastErrorDetail'],
       add: [{ path: 'attempts', value: 1 }],
     });
   },
+};
+
+/**
+ * A handler cut off at the deadline finished after all: its effect ran, so the failed record it left is
+ * processed, unless a worker leased the record since (the lease replaces the token).
+ */
+export const markProcessedLate: Transition<{ pk: string; token: string; nowMs: number }> = {
+  condition: ({ token }) => all(ownLease(token), eq(STATUS, 'failed')),
+  update: ({ pk, nowMs }) =>
+    update({
+      set: [
+        setTo(STATUS, 'processed'),
+        setTo('processedAt', new Date(nowMs).toISOString()),
+        setTo('listKey', listKeyOf(pk, 'processed')),
+      ],
+    }),
 };
 
 /**
@@ -546,6 +569,7 @@ export const TRANSITIONS = {
   markForwarded,
   releaseLease,
   markFailed,
+  markProcessedLate,
   markDeadLettered,
   markRequeued,
   noteRedriven,
@@ -636,6 +660,13 @@ export function transitionRoles(): Record<TransitionName, TransitionRole> {
       to: 'failed',
       index: 'moves to the failed partition',
       summary: 'a receive failed; SQS retries it',
+    },
+    markProcessedLate: {
+      actor: 'processor',
+      from: ['failed'],
+      to: 'processed',
+      index: 'back to its home partition',
+      summary: 'a cut-off handler finished: its effect ran',
     },
     markDeadLettered: {
       actor: 'processor',

@@ -162,7 +162,10 @@ function randomWrite(rng: Rng, name: keyof typeof TRANSITIONS, record: Record<st
         errorCode: 'http_503',
         nowMs,
         receiveCount: rng.pick([undefined, 2]),
+        keepToken: rng.chance(0.5),
       });
+    case 'markProcessedLate':
+      return write(t.markProcessedLate, { pk, token, nowMs });
     case 'markDeadLettered':
       return write(t.markDeadLettered, {
         pk,

@@ -2,7 +2,7 @@
 // cut-off, the marks, and what SQS is told, for one record at a time. The inbox is MemoryInbox, which runs
 // the lifecycle kernel's own transitions; the integration suites (test/integration/process) show the same
 // against the emulators, slowly.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type Config, parseConfig } from '../../../../config';
 import { recordLifetimes } from '../../../../config/retention';
@@ -683,6 +683,50 @@ describe('processRecord: starting in time', () => {
     await h.runElsewhere(2, 'm-1');
     finishFirst?.();
     expect(most).toBe(1);
+  });
+
+  it('marks a cut-off handler that finishes later processed, so the retry runs nothing', async () => {
+    let runs = 0;
+    let finishFirst: (() => void) | undefined;
+    const h = harness({
+      invocationMs: 40,
+      handle: () => {
+        runs++;
+        if (runs > 1) return;
+        return new Promise<void>((resolve) => {
+          finishFirst = resolve;
+        });
+      },
+    });
+    expect(await h.run(1)).toMatchObject({ outcome: 'retry', code: 'handler_timeout' });
+    expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed', lastErrorCode: 'handler_timeout' });
+    finishFirst?.();
+    await vi.waitFor(() => expect(h.inbox.peek(PK)).toMatchObject({ status: 'processed' }));
+    h.clock.advance(60_000);
+    expect(await h.runElsewhere(2, 'm-1')).toMatchObject({ outcome: 'duplicate_skipped' });
+    expect(runs).toBe(1);
+  });
+
+  it('leaves the record failed when a cut-off handler finishes after another worker leased it', async () => {
+    let runs = 0;
+    let finishFirst: (() => void) | undefined;
+    const h = harness({
+      invocationMs: 40,
+      handle: () => {
+        runs++;
+        if (runs > 1) return new Promise<void>(() => undefined);
+        return new Promise<void>((resolve) => {
+          finishFirst = resolve;
+        });
+      },
+    });
+    expect(await h.run(1)).toMatchObject({ outcome: 'retry', code: 'handler_timeout' });
+    h.clock.advance(60_000);
+    // The retry leases (taking the token away) and is itself cut off; then the first handler finishes.
+    await h.runElsewhere(2, 'm-1');
+    finishFirst?.();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed' });
   });
 
   it('tells the Lambda layer the moment a handler starts, and only then', async () => {
