@@ -21,6 +21,7 @@ import {
   printJson,
   shellWord,
   statusColour,
+  styled,
 } from '../shared/output';
 import type { Target } from '../shared/target-types';
 
@@ -181,7 +182,10 @@ async function sendAndWait(
       details([
         ['provider', `${provider.id} (scheme ${provider.scheme})`],
         ['event', facts.eventType],
-        ['dedup key', dedupKey ?? pc.yellow(`unknown: fails local verification (${facts.localCheck})`)],
+        [
+          'dedup key',
+          dedupKey ?? styled(pc.yellow(`unknown: fails local verification (${facts.localCheck})`)),
+        ],
         ['delivery id', facts.deliveryId],
         ['body', `${facts.bytes} bytes${fileBody ? ` from ${options.file}` : ' (sample)'}`],
         ['signed at', facts.signedAt],

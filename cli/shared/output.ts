@@ -74,19 +74,30 @@ export function print(text = ''): void {
 const NO_ROW_LINES = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /**
- * Text from a payload, made safe to print on a terminal: control characters other than newline and tab
- * (C0, DEL and C1, which include ESC and CSI) are shown as `\xNN` / `\u00NN` escapes, so a sender's bytes
- * cannot retitle, clear or recolour the operator's terminal.
+ * Text a sender or a record chose, made safe to print on a terminal: control characters other than
+ * newline and tab (C0, DEL and C1, which include ESC and CSI) and the bidirectional controls (U+202A to
+ * U+202E, U+2066 to U+2069, and the marks U+200E, U+200F, U+061C) are shown as `\xNN` / `\uNNNN` escapes,
+ * so a sender's bytes cannot retitle, clear or recolour the operator's terminal, or reorder what it shows.
  */
 export function terminalSafe(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x80
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => {
+      const code = c.charCodeAt(0);
+      return code < 0x80
+        ? `\\x${code.toString(16).padStart(2, '0')}`
+        : `\\u${code.toString(16).padStart(4, '0')}`;
+    },
+  );
 }
+
+/** Text this program styled (colours): printed as it is, where every other value is made terminalSafe. */
+export interface Styled {
+  styled: string;
+}
+
+export const styled = (text: string): Styled => ({ styled: text });
 
 /**
  * A word for a command line the operator may paste: as it is when it holds only characters no shell
@@ -109,20 +120,24 @@ export function table(head: string[], rows: string[][]): string {
 }
 
 /** Label / value pairs, for one record. Undefined values are shown as a dash. */
-export function details(pairs: readonly (readonly [string, string | number | undefined])[]): string {
+/** Label and value lines; values are made terminalSafe unless this program styled them. */
+export function details(pairs: readonly (readonly [string, string | number | undefined | Styled])[]): string {
   const t = new Table({ style: { head: [], border: [] }, chars: NO_ROW_LINES });
   for (const [label, value] of pairs) {
-    t.push([pc.dim(label), value === undefined || value === '' ? pc.dim('-') : String(value)]);
+    t.push([pc.dim(label), typeof value === 'object' ? value.styled : dash(value)]);
   }
   return t.toString();
 }
 
+/** A value from a record or a sender for a table cell: made terminalSafe, or a dim dash when empty. */
 export function dash(value: string | number | undefined): string {
-  return value === undefined || value === '' ? pc.dim('-') : String(value);
+  return value === undefined || value === '' ? pc.dim('-') : terminalSafe(String(value));
 }
 
+/** Cut to `length` characters, after making it terminalSafe (an escape is never cut in half). */
 export function truncate(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+  const safe = terminalSafe(text);
+  return safe.length > length ? `${safe.slice(0, length - 1)}…` : safe;
 }
 
 export function statusColour(status: number): (text: string) => string {
@@ -143,7 +158,7 @@ export const INBOX_COLOURS: Record<string, 'green' | 'cyan' | 'dim' | 'yellow' |
 
 export function inboxStatus(status: string): string {
   const colour = INBOX_COLOURS[status];
-  return colour === undefined ? status : pc[colour](status);
+  return colour === undefined ? terminalSafe(status) : pc[colour](status);
 }
 
 /** `3s`, `4m`, `2h 5m`, `3d 4h`: how long ago, for people. */
@@ -162,8 +177,10 @@ export function formatAge(ms: number): string {
 export function formatTime(iso: string | undefined, nowMs = Date.now()): string {
   if (!iso) return pc.dim('-');
   const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return iso;
-  return `${iso.slice(0, 19).replace('T', ' ')} ${pc.dim(`(${formatAge(nowMs - ms)} ago)`)}`;
+  if (Number.isNaN(ms)) return terminalSafe(iso);
+  // A time still to come (a destination's next attempt) is "in 5m", not "0s ago".
+  const relative = ms > nowMs ? `in ${formatAge(ms - nowMs)}` : `${formatAge(nowMs - ms)} ago`;
+  return `${terminalSafe(iso.slice(0, 19).replace('T', ' '))} ${pc.dim(`(${relative})`)}`;
 }
 
 const DURATION = /^(\d+)(s|m|h|d)$/;

@@ -24,6 +24,7 @@ import {
   inboxStatus,
   print,
   printJson,
+  styled,
   table,
   terminalSafe,
   truncate,
@@ -68,7 +69,7 @@ function publicRecord(record: InboxRecord) {
 export function attemptRows(record: Pick<InboxRecord, 'attemptLog'>): string[][] {
   return attemptEntries(record.attemptLog).map((a) => [
     formatTime(a.at),
-    a.errorCode,
+    dash(a.errorCode),
     a.receiveCount === undefined ? '-' : String(a.receiveCount),
     a.outcome === 'failed' ? 'retried' : 'dead-lettered',
   ]);
@@ -77,12 +78,12 @@ export function attemptRows(record: Pick<InboxRecord, 'attemptLog'>): string[][]
 /** One line per destination: where the delivery stands there. */
 function historyRows(record: InboxRecord): string[][] {
   return forwardStatesOf(record).map((s) => [
-    s.destination,
-    s.state,
+    dash(s.destination),
+    dash(s.state),
     String(s.attempts),
     s.lastStatus === undefined
       ? dash(s.lastErrorCode)
-      : `${s.lastStatus}${s.lastErrorCode ? ` (${s.lastErrorCode})` : ''}`,
+      : `${s.lastStatus}${s.lastErrorCode ? ` (${terminalSafe(s.lastErrorCode)})` : ''}`,
     s.lastAttemptAt ? formatTime(s.lastAttemptAt) : '-',
     s.state === 'retrying' && s.nextAttemptAt ? formatTime(s.nextAttemptAt) : '-',
   ]);
@@ -122,6 +123,50 @@ function payloadText(body: Buffer): string {
   } catch {
     return terminalSafe(text);
   }
+}
+
+/** The `deliveries list` table: every value from a record made terminalSafe. */
+export function listTable(records: readonly InboxRecord[]): string {
+  return table(
+    // `attempts` counts the processing attempts that failed, not every run: say so where it is read.
+    ['received (UTC)', 'provider', 'event', 'status', 'failed attempts', 'last error', 'dedup key'],
+    records.map((r) => [
+      formatTime(r.receivedAt),
+      dash(r.provider),
+      dash(r.eventType),
+      inboxStatus(r.status),
+      String(r.attempts ?? 0),
+      dash(r.lastErrorCode),
+      truncate(r.dedupKey, 36),
+    ]),
+  );
+}
+
+/** The `deliveries show` fields: every value from the record made terminalSafe (details does it). */
+export function showDetails(record: InboxRecord): string {
+  const expires = new Date(record.expiresAt * 1000).toISOString();
+  return details([
+    ['provider', record.provider],
+    ['dedup key', record.dedupKey],
+    ['status', styled(inboxStatus(record.status))],
+    ['event type', record.eventType],
+    ['delivery id', record.deliveryId],
+    ['failed attempts', record.attempts ?? 0],
+    ['last error', record.lastErrorCode],
+    ['error detail', record.lastErrorDetail],
+    ['received', formatTime(record.receivedAt)],
+    ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
+    ['message id', record.messageId],
+    ['payload sha256', record.payloadSha256],
+    ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
+    ['dedup window ends', record.dedupUntil ? utc(record.dedupUntil) : utc(record.expiresAt)],
+    ['record expires', `${expires.slice(0, 19).replace('T', ' ')}`],
+    ['archive', archiveLine(record)],
+    ['replays', record.replays],
+    ['last replayed', record.lastReplayedAt ? formatTime(record.lastReplayedAt) : undefined],
+    ['replayed by', record.lastReplayedBy],
+    ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
+  ]);
 }
 
 /** The lines under a `deliveries list` table: how many, where the details are, the next page, the index's lag. */
@@ -267,21 +312,7 @@ async function runList(options: ListOptions): Promise<number> {
       if (page.note) print(pc.dim(`Note: ${page.note}.`));
       return 0;
     }
-    print(
-      table(
-        // `attempts` counts the processing attempts that failed, not every run: say so where it is read.
-        ['received (UTC)', 'provider', 'event', 'status', 'failed attempts', 'last error', 'dedup key'],
-        records.map((r) => [
-          formatTime(r.receivedAt),
-          r.provider,
-          dash(r.eventType),
-          inboxStatus(r.status),
-          String(r.attempts ?? 0),
-          dash(r.lastErrorCode),
-          truncate(r.dedupKey, 36),
-        ]),
-      ),
-    );
+    print(listTable(records));
     for (const line of listFooter(page, records.length, target.description)) print(pc.dim(line));
     return 0;
   } finally {
@@ -305,8 +336,8 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
         `${table(
           ['provider', 'dedup key', 'received (UTC)', 'status'],
           lookup.matches.map((r) => [
-            r.provider,
-            r.dedupKey,
+            dash(r.provider),
+            dash(r.dedupKey),
             formatTime(r.receivedAt),
             inboxStatus(r.status),
           ]),
@@ -347,31 +378,7 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
       });
       return 0;
     }
-    const expires = new Date(record.expiresAt * 1000).toISOString();
-    print(
-      details([
-        ['provider', record.provider],
-        ['dedup key', record.dedupKey],
-        ['status', inboxStatus(record.status)],
-        ['event type', record.eventType],
-        ['delivery id', record.deliveryId],
-        ['failed attempts', record.attempts ?? 0],
-        ['last error', record.lastErrorCode],
-        ['error detail', record.lastErrorDetail],
-        ['received', formatTime(record.receivedAt)],
-        ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
-        ['message id', record.messageId],
-        ['payload sha256', record.payloadSha256],
-        ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
-        ['dedup window ends', record.dedupUntil ? utc(record.dedupUntil) : utc(record.expiresAt)],
-        ['record expires', `${expires.slice(0, 19).replace('T', ' ')}`],
-        ['archive', archiveLine(record)],
-        ['replays', record.replays],
-        ['last replayed', record.lastReplayedAt ? formatTime(record.lastReplayedAt) : undefined],
-        ['replayed by', record.lastReplayedBy],
-        ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
-      ]),
-    );
+    print(showDetails(record));
     const attempts = attemptRows(record);
     if (attempts.length > 0) {
       print();

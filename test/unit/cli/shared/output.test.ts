@@ -1,7 +1,7 @@
 // What the CLI prints of a sender's bytes (deliveries show --reveal, dlq show --payload) cannot drive the
 // operator's terminal: escape sequences are shown, not sent; and a key in a hint to paste is one shell word.
 import { describe, expect, it } from 'vitest';
-import { shellWord, terminalSafe } from '../../../../cli/shared/output';
+import { formatTime, shellWord, terminalSafe } from '../../../../cli/shared/output';
 
 describe('terminalSafe', () => {
   it('shows ESC, BEL, CSI and other control characters as escapes', () => {
@@ -15,6 +15,21 @@ describe('terminalSafe', () => {
 
   it('keeps newlines, tabs and the rest of the text as they are', () => {
     expect(terminalSafe('a\tb\nçé ✓ "q"')).toBe('a\tb\nçé ✓ "q"');
+  });
+
+  it('shows the bidirectional controls as escapes, so a planted value cannot reorder what is printed', () => {
+    const controls = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    expect(terminalSafe(`a${controls}b`)).toBe(
+      'a\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061cb',
+    );
+  });
+});
+
+describe('formatTime', () => {
+  const now = Date.parse('2026-12-01T10:00:00.000Z');
+  it('says how long ago a past time was, and how soon a time still to come is', () => {
+    expect(formatTime('2026-12-01T09:55:00.000Z', now)).toContain('(5m ago)');
+    expect(formatTime('2026-12-01T10:05:00.000Z', now)).toContain('(in 5m)');
   });
 });
 
