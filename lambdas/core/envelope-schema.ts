@@ -5,6 +5,7 @@
 // zod costs the processor's cold start is what the event handlers' schemas use, and nothing more.
 import * as z from 'zod/mini';
 import type { Envelope } from './envelope';
+import { parseDeliveryId, parseEventType } from './schemes/primitives';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const nonEmpty = () => z.string().check(z.minLength(1));
@@ -42,4 +43,15 @@ export function parseEnvelope(body: string): Envelope | undefined {
   }
   const parsed = envelopeSchema.safeParse(json);
   return parsed.success ? (parsed.data as Envelope) : undefined;
+}
+
+/**
+ * The receive side's rules for what the envelope carries to handlers, logs and terminals, checked again:
+ * a message on the queue that verify did not write (anyone with SendMessage on it can put one there) may
+ * name any type or delivery id. The reason code is the one verify answers with.
+ */
+export function brokenReceiveRule(envelope: Envelope): 'bad_event_type' | 'malformed_id' | undefined {
+  if (!parseEventType(envelope.type).ok) return 'bad_event_type';
+  if (envelope.deliveryid !== undefined && !parseDeliveryId(envelope.deliveryid).ok) return 'malformed_id';
+  return undefined;
 }

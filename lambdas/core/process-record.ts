@@ -15,7 +15,7 @@ import { destinationsFor } from './destinations/filter';
 import type { ForwardQueues } from './destinations/ports';
 import type { Envelope } from './envelope';
 import { MESSAGE_ATTRIBUTES } from './envelope';
-import { parseEnvelope } from './envelope-schema';
+import { brokenReceiveRule, parseEnvelope } from './envelope-schema';
 import { SchemaMismatchError } from './errors';
 import type { EventContext, EventDefinition } from './events/define-event';
 import { PermanentError } from './events/handler-errors';
@@ -138,6 +138,9 @@ export async function processRecord(deps: ProcessDeps, record: QueueRecord): Pro
   const envelope = parseEnvelope(record.body);
   // Not written by the verify Lambda: nothing to mark, and the next receive will judge it the same way.
   if (!envelope) return giveUp(deps, record, base, 'malformed_envelope', undefined);
+  // Not what verify lets through either: dead-lettered with verify's own reason, the inbox untouched.
+  const broken = brokenReceiveRule(envelope);
+  if (broken) return giveUp(deps, record, base, broken, undefined);
   const facts: Facts = {
     ...base,
     provider: envelope.provider,

@@ -436,6 +436,24 @@ describe('processRecord: failures, retries and giving up', () => {
     expect(h.messages.seconds()).toEqual([0]);
   });
 
+  it.each([
+    [
+      'an event type verify would refuse (a bidirectional override)',
+      { type: 'push\u202egnp' },
+      'bad_event_type',
+    ],
+    ['an event type verify would refuse (a space)', { type: 'push now' }, 'bad_event_type'],
+    ['a delivery id verify would refuse', { deliveryid: 'a b,c' }, 'malformed_id'],
+  ])('dead-letters an envelope with %s, running nothing and touching no record', async (_, change, code) => {
+    const h = harness();
+    const record = h.record(1);
+    const body = JSON.stringify({ ...JSON.parse(record.body), ...change });
+    const result = await processRecord(h.deps, { ...record, body });
+    expect(result).toMatchObject({ outcome: 'dead_lettered', code, recorded: false });
+    expect(h.inbox.calls).toEqual([]);
+    expect(h.runs).toEqual([]);
+  });
+
   it('reports the retry even when the visibility change fails (the queue timeout brings the message back)', async () => {
     const h = harness({ handle: failing });
     h.messages.failNext();
