@@ -1,6 +1,6 @@
 // `webhook-inbox send <provider>`: one delivery signed exactly as the provider signs it, posted to the
 // inbox; prints the answer and the dedup key the inbox files it under.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { ResolvedProvider } from '../../config';
 import type { SendOutcome } from '../operations/send-outcome';
@@ -51,11 +51,11 @@ export function registerSend(program: Command): void {
     .option('--id <id>', 'delivery id for schemes that send one (default: new per sample, fixed per file)')
     .option('--repeat <n>', 'send the identical bytes n times (a provider retry)', integer(1, 1000), 1)
     .option('--no-wait', 'print the answer and stop, without waiting for the outcome')
-    .option(
-      '--wait-timeout <duration>',
-      `how long to wait for the outcome (default: ${DEFAULT_WAIT})`,
-      duration,
-      parseDuration(DEFAULT_WAIT),
+    // The default as written (60s), not as parsed (60000): commander prints whichever it is given.
+    .addOption(
+      new Option('--wait-timeout <duration>', 'how long to wait for the outcome')
+        .argParser(duration)
+        .default(parseDuration(DEFAULT_WAIT), DEFAULT_WAIT),
     );
   addTargetOptions(command);
   addJsonOption(command);
