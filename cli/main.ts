@@ -17,7 +17,7 @@ import { registerSecrets } from './commands/secrets/command';
 import { registerSelftest } from './commands/selftest';
 import { registerSend } from './commands/send';
 import { addTargetOptions, type TargetOptions } from './shared/options';
-import { EXIT, reportError } from './shared/output';
+import { EXIT, reportError, UsageError } from './shared/output';
 
 /** Set by `dev`, which keeps running after its action returns. */
 let keepRunning = false;
@@ -51,7 +51,15 @@ export function buildProgram(): Command {
       'also forward every verified event, signed, to this URL (repeatable)',
       (url: string, urls: string[] = []) => [...urls, url],
     )
-    .action(async (options: { port?: string; dataDir?: string; forwardTo?: string[] }) => {
+    // `npm start --port 0` without `--` leaves npm's config holding the flag and the value as a bare
+    // argument: let it through, to say so below rather than commander's "too many arguments".
+    .allowExcessArguments(true)
+    .action(async (options: { port?: string; dataDir?: string; forwardTo?: string[] }, command: Command) => {
+      const { npmSwallowedOptions } = await import('./shared/npm-swallowed-options');
+      const swallowed = npmSwallowedOptions(process.env, command.args);
+      if (swallowed) throw new UsageError(swallowed);
+      if (command.args.length > 0)
+        throw new UsageError(`dev takes no arguments: got ${command.args.join(' ')}`);
       const { localPort } = await import('../config/load');
       const { runDev } = await import('./commands/dev');
       keepRunning = true;
