@@ -170,7 +170,7 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
     'replayed',
     `${replays} replay${replays === 1 ? '' : 's'}${record.lastReplayedBy ? `, last by ${record.lastReplayedBy}` : ''}`,
   );
-  add(record.forwardedAt, 'forwarded', 'copies sent to the destinations');
+  add(record.forwardedAt, 'queued for destinations', "copies on the destinations' queues");
   add(record.processedAt, 'processed');
   return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

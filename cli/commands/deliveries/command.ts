@@ -154,8 +154,8 @@ export function showDetails(record: InboxRecord): string {
     ['failed attempts', record.attempts ?? 0],
     ['last error', record.lastErrorCode],
     ['error detail', record.lastErrorDetail],
-    ['received', formatTime(record.receivedAt)],
-    ['processed', record.processedAt ? formatTime(record.processedAt) : undefined],
+    ['received', styled(formatTime(record.receivedAt))],
+    ['processed', record.processedAt ? styled(formatTime(record.processedAt)) : undefined],
     ['message id', record.messageId],
     ['payload sha256', record.payloadSha256],
     ['payload', record.payloadRef ?? (record.payloadSha256 ? 'inline in the queue message' : undefined)],
@@ -163,9 +163,11 @@ export function showDetails(record: InboxRecord): string {
     ['record expires', `${expires.slice(0, 19).replace('T', ' ')}`],
     ['archive', archiveLine(record)],
     ['replays', record.replays],
-    ['last replayed', record.lastReplayedAt ? formatTime(record.lastReplayedAt) : undefined],
+    ['last replayed', record.lastReplayedAt ? styled(formatTime(record.lastReplayedAt)) : undefined],
     ['replayed by', record.lastReplayedBy],
-    ['forwarded', record.forwardedAt ? formatTime(record.forwardedAt) : undefined],
+    // forwardedAt is when the copies reached the destinations' queues, not their delivery: each
+    // destination's own state is in the table below.
+    ['queued for destinations', record.forwardedAt ? styled(formatTime(record.forwardedAt)) : undefined],
   ]);
 }
 

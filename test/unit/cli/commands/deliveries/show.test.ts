@@ -1,7 +1,8 @@
 // What `deliveries show` prints of the attempt log: one row per attempt, oldest first, with its code,
 // the SQS receive and what followed.
 import { describe, expect, it } from 'vitest';
-import { attemptRows } from '../../../../../cli/commands/deliveries/command';
+import { attemptRows, showDetails } from '../../../../../cli/commands/deliveries/command';
+import type { InboxRecord } from '../../../../../lambdas/core/inbox';
 
 describe('deliveries show: attempts', () => {
   it('lists each logged attempt in time order with its code, receive and outcome', () => {
@@ -22,5 +23,22 @@ describe('deliveries show: attempts', () => {
 
   it('prints no rows for a record written before the log', () => {
     expect(attemptRows({})).toEqual([]);
+  });
+});
+
+describe('deliveries show: the forward', () => {
+  it('says the copies were queued for the destinations, not that the delivery was forwarded', () => {
+    const out = showDetails({
+      pk: 'github#k',
+      provider: 'github',
+      dedupKey: 'k',
+      status: 'processed',
+      receivedAt: '2026-12-01T10:00:00.000Z',
+      forwardedAt: '2026-12-01T10:00:01.000Z',
+      attempts: 0,
+      expiresAt: 1_900_000_000,
+    } as InboxRecord);
+    expect(out).toMatch(/queued for destinations\s+│?\s*2026-12-01 10:00:01/);
+    expect(out).not.toMatch(/^\W*forwarded\b/m);
   });
 });
