@@ -45,6 +45,15 @@ async function answer(
   response: ServerResponse,
 ) {
   const path = (request.url ?? '/').split('?', 1)[0] as string;
+  // Someone opening the gateway's address in a browser: say where the webhooks go. (On AWS the root is
+  // API Gateway's own 404; locally this page is the first thing a new user is likely to try.)
+  if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) {
+    return reply(response, 200, {
+      message:
+        "webhook-inbox (local): POST each provider's webhooks to /webhooks/<provider>, for example " +
+        '/webhooks/github. `npx webhook-inbox endpoints` lists them; `npx webhook-inbox console` opens the console.',
+    });
+  }
   // API Gateway answers these itself, without invoking the Lambda.
   if (!PATH.test(path)) return reply(response, 404, { message: 'Not Found' });
   if (request.method !== 'POST')

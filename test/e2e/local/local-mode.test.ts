@@ -235,6 +235,12 @@ describe('local mode (npm start)', () => {
     expect(await statusOf('standard-webhooks#msg_e2e_1', 'processed')).toBe('processed');
   });
 
+  it('answers GET / with where the webhooks go, not a bare 404', async () => {
+    const response = await fetch(`${state.gatewayUrl}/`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { message: string }).message).toContain('/webhooks/<provider>');
+  });
+
   it('answers other paths 404 and other methods 405, as API Gateway does', async () => {
     expect((await fetch(`${state.gatewayUrl}/admin`)).status).toBe(404);
     expect((await fetch(`${state.gatewayUrl}/webhooks/github`)).status).toBe(405);
