@@ -152,6 +152,7 @@ export async function runDev(options: DevOptions): Promise<void> {
     '',
     `  Send a signed test event:   ${pc.cyan('npx webhook-inbox send github')}`,
     `  Run the verification drill: ${pc.cyan('npx webhook-inbox selftest github')}`,
+    `  Open the web console:       ${pc.cyan('npx webhook-inbox console')} (another terminal, this folder)`,
     '',
     pc.dim('Ctrl-C to stop.'),
     '',

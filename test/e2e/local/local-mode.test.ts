@@ -152,6 +152,7 @@ describe('local mode (npm start)', () => {
     await waitFor('the banner', () => (output.includes('Ctrl-C to stop') ? true : undefined), 10_000);
     expect(output).toContain(`${state.gatewayUrl}/webhooks/github`);
     expect(output).toContain('npx webhook-inbox send github');
+    expect(output).toContain('npx webhook-inbox console');
     expect(state.gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(existsSync(join(project, '.webhook-inbox', 'secrets.json'))).toBe(true);
   });
