@@ -30,6 +30,9 @@ function short(value: unknown, length = 16): string {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
+/** Marks local mode's own lines in the processor's log, apart from what handlers log with ctx.log. */
+export const LOCAL_MODE_COMPONENT = 'local-mode';
+
 export function consoleLogger(write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): {
   verify: LogSink;
   process: LogSink;
@@ -46,6 +49,13 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
     );
   };
   const processLine = (level: string) => (message: string, a: LogAttributes) => {
+    if (a.component === LOCAL_MODE_COMPONENT) {
+      // Local mode's own line (messages lost on exit): how many, and why.
+      const count = a.messages === undefined ? '' : ` (${printable(a.messages)})`;
+      const why = a.reason === undefined ? '' : `: ${printable(a.reason)}`;
+      write(`${time()} ${pc.bold('process')} ${pc.yellow(printable(message))}${count}${why}`);
+      return;
+    }
     if (a.outcome === undefined) {
       // A user handler's own line (ctx.log).
       write(`${time()} ${pc.bold('handler')} ${printable(message)}`);

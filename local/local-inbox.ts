@@ -21,6 +21,7 @@ import { EVENT_HANDLERS, type EventDefinition } from '../lambdas/events';
 import { processLambda } from '../lambdas/process/middy-chain';
 import { verifyLambda } from '../lambdas/verify/middy-chain';
 import type { VerifyHandler } from '../lambdas/verify/verify-handler';
+import { LOCAL_MODE_COMPONENT } from './console-log';
 import { type Emulators, startEmulators } from './emulators';
 import { type LocalForwarding, localSenders, provisionDestinations, startForwarding } from './forwarding';
 import { gateway } from './gateway';
@@ -234,6 +235,7 @@ async function drainBeforeExit({ source, options, clients, resources }: Running)
   const left = counts ? counts.visible + counts.inFlight + counts.delayed : 0;
   if (left > 0) {
     options.logs.process.warn('queued messages lost on exit', {
+      component: LOCAL_MODE_COMPONENT,
       messages: left,
       reason: 'the local SQS emulator keeps no state; their inbox records stay as they are',
     });

@@ -88,3 +88,19 @@ describe("the forwarder's own lines", () => {
     expect(line).toMatch(/forward forwards lost on exit \(3\) -> orders$/);
   });
 });
+
+describe("consoleLogger: local mode's own lines", () => {
+  it('says how many queued messages were lost on exit, and why, as the processor, not as a handler', () => {
+    const out = lines((log) =>
+      log.process.warn('queued messages lost on exit', {
+        component: 'local-mode',
+        messages: 3,
+        reason: 'the local SQS emulator keeps no state',
+      }),
+    );
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatch(
+      / process queued messages lost on exit \(3\): the local SQS emulator keeps no state$/,
+    );
+  });
+});
