@@ -315,7 +315,9 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       response.writeHead(303, {
         ...SECURITY_HEADERS,
         'set-cookie': tokenCookie(options.token, port),
-        location: `${url.pathname}${url.search}`,
+        // One leading slash: `/.//evil.example/x` normalises to `//evil.example/x`, which a browser
+        // reads as another host.
+        location: `/${url.pathname.replace(/^\/+/, '')}${url.search}`,
       });
       response.end();
       return;

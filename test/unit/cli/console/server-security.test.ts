@@ -151,6 +151,15 @@ describe('the console server', () => {
     expect(otherConsole.status).toBe(401);
   });
 
+  it('never redirects the token off to another host: a path that normalises to //host stays on this one', async () => {
+    for (const path of ['/.//evil.example/x', '//evil.example/x', '/./\\evil.example/x']) {
+      const first = await call(server.port, `${path}?token=${token}`);
+      expect(first.status).toBe(303);
+      const location = String(first.headers.location);
+      expect(new URL(location, `http://127.0.0.1:${server.port}`).host).toBe(`127.0.0.1:${server.port}`);
+    }
+  });
+
   it('takes a page token from the URL once, answering with an HttpOnly SameSite=Strict cookie and a URL without it', async () => {
     const first = await call(server.port, `/deliveries?status=failed&token=${token}`);
     expect(first.status).toBe(303);
