@@ -10,6 +10,7 @@ import {
   CliError,
   dash,
   details,
+  displayUrl,
   listedSecrets,
   maskSecret,
   print,
@@ -118,7 +119,7 @@ function destinationOf(target: Target, id: string): ResolvedDestination {
 function targetText(destination: ResolvedDestination): string {
   switch (destination.type) {
     case 'http':
-      return destination.url;
+      return displayUrl(destination.url);
     case 'eventbridge':
       return destination.busArn ?? "the stack's event bus";
     case 'sqs':

@@ -14,7 +14,7 @@ import {
   lockFilePath,
 } from '../../local/instance-lock';
 import type { LocalInbox } from '../../local/local-inbox';
-import { CliError, UsageError } from '../shared/output';
+import { CliError, displayUrl, UsageError } from '../shared/output';
 
 export interface DevOptions {
   port: number;
@@ -83,7 +83,7 @@ function destinationLines(config: Config): string[] {
     if (d.type === 'handlers') return [];
     const target =
       d.type === 'http'
-        ? d.url
+        ? displayUrl(d.url)
         : d.type === 'eventbridge'
           ? (d.busArn ?? 'local bus (recorded)')
           : d.queueArn;

@@ -92,6 +92,22 @@ export function terminalSafe(text: string): string {
   );
 }
 
+/**
+ * A destination URL as the CLI prints it: a password or token in its userinfo or query string stays out
+ * of the terminal (and its scrollback and screenshots): `https://***@host/path?…`.
+ */
+export function displayUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return terminalSafe(url);
+  }
+  const userinfo = parsed.username !== '' || parsed.password !== '' ? '***@' : '';
+  const query = parsed.search === '' ? '' : '?…';
+  return terminalSafe(`${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${query}`);
+}
+
 /** Text this program styled (colours): printed as it is, where every other value is made terminalSafe. */
 export interface Styled {
   styled: string;

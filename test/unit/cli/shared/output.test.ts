@@ -1,7 +1,7 @@
 // What the CLI prints of a sender's bytes (deliveries show --reveal, dlq show --payload) cannot drive the
 // operator's terminal: escape sequences are shown, not sent; and a key in a hint to paste is one shell word.
 import { describe, expect, it } from 'vitest';
-import { formatTime, shellWord, terminalSafe } from '../../../../cli/shared/output';
+import { displayUrl, formatTime, shellWord, terminalSafe } from '../../../../cli/shared/output';
 
 describe('terminalSafe', () => {
   it('shows ESC, BEL, CSI and other control characters as escapes', () => {
@@ -41,5 +41,14 @@ describe('shellWord', () => {
   it('quotes a key a shell would act on, quotes inside included', () => {
     expect(shellWord('msg_"><svg/onload=alert(7)>')).toBe(`'msg_"><svg/onload=alert(7)>'`);
     expect(shellWord("a'b;rm -rf ~")).toBe(`'a'\\''b;rm -rf ~'`);
+  });
+});
+
+describe('displayUrl', () => {
+  it('keeps a userinfo password and the query string out of what it prints', () => {
+    expect(displayUrl('https://user:s3cret@hooks.example.com/in?token=abc&x=1')).toBe(
+      'https://***@hooks.example.com/in?…',
+    );
+    expect(displayUrl('https://hooks.example.com/in')).toBe('https://hooks.example.com/in');
   });
 });
