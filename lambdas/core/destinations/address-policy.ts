@@ -45,6 +45,11 @@ const RULES: readonly [ForbiddenReason, 'ipv4' | 'ipv6', string, number][] = [
   ['reserved', 'ipv6', '100::', 64], // discard-only
   ['reserved', 'ipv6', '2001::', 32], // Teredo: tunnels to an address it hides
   ['reserved', 'ipv4', '192.88.99.0', 24], // 6to4 relay anycast
+  ['reserved', 'ipv6', '3fff::', 20], // documentation (RFC 9637)
+  ['reserved', 'ipv6', '2001:2::', 48], // benchmarking
+  ['reserved', 'ipv6', '2001:10::', 28], // ORCHID
+  ['reserved', 'ipv6', '2001:20::', 28], // ORCHIDv2
+  ['reserved', 'ipv6', '5f00::', 16], // SRv6 segment identifiers
 ];
 
 const LISTS = new Map<ForbiddenReason, BlockList>();
@@ -55,21 +60,55 @@ for (const [reason, family, address, prefix] of RULES) {
 }
 
 /**
+ * The eight 16-bit groups of an IPv6 address in any valid spelling (`::` anywhere, leading zeros, a dotted
+ * IPv4 tail), so the rules below never depend on how the address was written.
+ */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase().split('%')[0] as string;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined) =>
+    part ? part.split(':').map((g) => Number.parseInt(g, 16)) : [];
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const groups =
+    halves.length === 2 ? [...head, ...Array(8 - head.length - tail.length).fill(0), ...tail] : head;
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff)
+    ? groups
+    : undefined;
+}
+
+/**
  * The IPv4 address an IPv6 one stands for, where it embeds one that the network will reach: mapped
  * (::ffff:a.b.c.d), translated (SIIT, ::ffff:0:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::/96)
- * and 6to4 (2002:AABB:CCDD::/48).
+ * and 6to4 (2002:AABB:CCDD::/48), however the address is spelled.
  */
 function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:(?:0:)?|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:(?:0:)?|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/.exec(lower);
-  const pair = hex ?? sixToFour;
-  if (!pair) return undefined;
-  const high = Number.parseInt(pair[1] as string, 16);
-  const low = Number.parseInt(pair[2] as string, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const g = ipv6Groups(address);
+  if (!g) return undefined;
+  const v4 = (high: number, low: number) => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const [g0, g1, g2, , g4, g5, g6, g7] = g as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (zeros(0, 5) && g5 === 0xffff) return v4(g6, g7); // mapped
+  if (zeros(0, 4) && g4 === 0xffff && g5 === 0) return v4(g6, g7); // translated
+  if (zeros(0, 6) && g6 !== 0) return v4(g6, g7); // compatible (::1 and :: are their own)
+  if (g0 === 0x64 && g1 === 0xff9b && zeros(2, 6)) return v4(g6, g7); // NAT64
+  if (g0 === 0x2002) return v4(g1, g2); // 6to4
+  return undefined;
 }
 
 /** Why the address may not be forwarded to, or undefined if it may. Anything that is not an IP is refused. */

@@ -102,3 +102,25 @@ describe('forbiddenAddress', () => {
     expect(forbiddenAddress(text)).toBe('reserved');
   });
 });
+
+describe('forbiddenAddress: IPv6 however it is spelled, and the newer special ranges', () => {
+  it.each([
+    ...cases('loopback', [
+      '0:0:0:0:0:0:7f00:1',
+      '0000:0000:0000:0000:0000:0000:7f00:0001',
+      '64:ff9b:0:0:0:0:7f00:1',
+      '0:0:0:0:0:ffff:7f00:1',
+      '0:0:0:0:ffff:0:7f00:1',
+      '0:0:0:0:0:0:0:1',
+    ]),
+    ...cases('private', ['0:0:0:0:0:ffff:a00:7', '64:ff9b::10.0.0.7']),
+    ...cases('metadata', ['0:0:0:0:0:ffff:a9fe:a9fe']),
+    ...cases('reserved', ['3fff::1', '3fff:fff::1', '2001:2::1', '2001:10::1', '2001:2f::1', '5f00::1']),
+  ])('%s is refused as %s', (address, reason) => {
+    expect(forbiddenAddress(address)).toBe(reason);
+  });
+
+  it.each(['2001:4860:4860::8888', '2606:4700:4700::1111', '4000::1'])('%s is allowed', (address) => {
+    expect(forbiddenAddress(address)).toBeUndefined();
+  });
+});
