@@ -2,7 +2,7 @@
 // README uses, and no line of a description is cut where commander wraps it.
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../cli/main';
+import { buildProgram } from '../../../cli/program';
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap((sub) => allCommands(sub as Command))];
