@@ -1,17 +1,11 @@
 // The `webhook-inbox` command run in-process against a stack (`--stack NAME --region R`), as an operator
-// runs it: the same subcommands as cli/main.ts, the project's cdk.json in a directory of its own (INIT_CWD,
+// runs it: the program cli/main.ts runs (cli/program.ts), the project's cdk.json in a directory of its own (INIT_CWD,
 // where the command looks for it), its output kept for the test to read.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { registerDeliveries } from '../../../cli/commands/deliveries/command';
-import { registerDestinations } from '../../../cli/commands/destinations';
-import { registerDlq } from '../../../cli/commands/dlq/command';
-import { registerDoctor } from '../../../cli/commands/doctor/command';
-import { registerEndpoints } from '../../../cli/commands/endpoints/command';
-import { registerSecrets } from '../../../cli/commands/secrets/command';
 import { ConsoleOperations } from '../../../cli/console/console-operations';
+import { buildProgram } from '../../../cli/program';
 import { reportError } from '../../../cli/shared/output';
 import { resolveTarget } from '../../../cli/shared/target';
 import { loadProjectConfig } from '../../../config/load';
@@ -38,15 +32,8 @@ export class OperatorCli {
 
   /** Runs one command as the operator; its exit code and what it printed. */
   async run(...args: string[]): Promise<CliRun> {
-    const program = new Command('webhook-inbox')
-      .exitOverride()
-      .configureOutput({ outputError: () => undefined });
-    registerDeliveries(program);
-    registerDlq(program);
-    registerDestinations(program);
-    registerSecrets(program);
-    registerEndpoints(program);
-    registerDoctor(program);
+    // The command's own program (cli/program.ts builds it without running anything).
+    const program = buildProgram();
     const out: string[] = [];
     const err: string[] = [];
     const { stdout, stderr } = process;
