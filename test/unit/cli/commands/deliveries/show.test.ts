@@ -1,5 +1,6 @@
 // What `deliveries show` prints of the attempt log: one row per attempt, oldest first, with its code,
 // the SQS receive and what followed.
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { attemptRows, showDetails } from '../../../../../cli/commands/deliveries/command';
 import type { InboxRecord } from '../../../../../lambdas/core/inbox';
@@ -28,16 +29,19 @@ describe('deliveries show: attempts', () => {
 
 describe('deliveries show: the forward', () => {
   it('says the copies were queued for the destinations, not that the delivery was forwarded', () => {
-    const out = showDetails({
-      pk: 'github#k',
-      provider: 'github',
-      dedupKey: 'k',
-      status: 'processed',
-      receivedAt: '2026-12-01T10:00:00.000Z',
-      forwardedAt: '2026-12-01T10:00:01.000Z',
-      attempts: 0,
-      expiresAt: 1_900_000_000,
-    } as InboxRecord);
+    // CI's terminal may be coloured; the labels are then wrapped in dim codes.
+    const out = stripVTControlCharacters(
+      showDetails({
+        pk: 'github#k',
+        provider: 'github',
+        dedupKey: 'k',
+        status: 'processed',
+        receivedAt: '2026-12-01T10:00:00.000Z',
+        forwardedAt: '2026-12-01T10:00:01.000Z',
+        attempts: 0,
+        expiresAt: 1_900_000_000,
+      } as InboxRecord),
+    );
     expect(out).toMatch(/queued for destinations\s+│?\s*2026-12-01 10:00:01/);
     expect(out).not.toMatch(/^\W*forwarded\b/m);
   });
