@@ -171,6 +171,50 @@ describe('processor: the envelope must carry the bytes and the type the record h
   });
 });
 
+describe('processor: an envelope verify did not write', () => {
+  /**
+   * A message put on the inbox queue by hand (anyone with SendMessage on it can): well formed, but with a
+   * type or delivery id the receive side would have refused. What ran, the DLQ and the processor's log.
+   */
+  async function forge(dedupKey: string, fields: { eventType?: string; deliveryId?: string }) {
+    const bytes = Buffer.from(body(1));
+    const envelope = {
+      ...buildEnvelope({
+        provider: PROVIDER,
+        dedupKey,
+        eventType: fields.eventType,
+        contentType: 'application/json',
+        payloadSha256: createHash('sha256').update(bytes).digest('hex'),
+        body: bytes,
+        receivedAtMs: Date.now(),
+      }),
+      ...(fields.deliveryId === undefined ? {} : { deliveryid: fields.deliveryId }),
+    };
+    await ctx.queueOps.sendRaw(resources.queueUrl, serializeEnvelope(envelope), envelopeAttributes(envelope));
+    const { runs, handlers } = counting();
+    const { source, logger } = sourceFor(handlers);
+    await drainQueue(ctx, resources, source);
+    return { runs, logger, dlq: await ctx.receiveAll(resources.dlqUrl) };
+  }
+
+  it.each([
+    ['a terminal escape', 'item.created\u001b]0;owned\u0007'],
+    ['a bidi override', 'item.\u202ecreated'],
+  ])('dead-letters a type carrying %s as bad_event_type, and runs no handler', async (_name, eventType) => {
+    const { runs, logger, dlq } = await forge('msg_forged_type', { eventType });
+    expect(runs).toEqual([]);
+    expect(dlq).toHaveLength(1);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'bad_event_type')).toBe(true);
+  });
+
+  it('dead-letters a delivery id the receive side would refuse as malformed_id, and runs no handler', async () => {
+    const { runs, logger, dlq } = await forge('msg_forged_id', { deliveryId: 'id with\nnew line' });
+    expect(runs).toEqual([]);
+    expect(dlq).toHaveLength(1);
+    expect(logger.lines.some((line) => line.attributes.errorCode === 'malformed_id')).toBe(true);
+  });
+});
+
 describe('processor: a mark that fails after the handler succeeded', () => {
   it('retries the processed mark within the invocation: processed once, never recorded failed', async () => {
     await deliver('msg_mark_retry');
