@@ -212,9 +212,8 @@ async function sendAndWait(
     outcome = await waitForOutcome(
       () => inbox.get(`${provider.id}#${dedupKey}`),
       { timeoutMs: options.waitTimeout, pollMs: 250 },
-      (progress) => {
-        const line = describeProgress(progress);
-        if (line !== undefined && !options.json) print(`  ${pc.yellow(line)}`);
+      (attempt, failedSoFar) => {
+        if (!options.json) print(`  ${pc.yellow(describeProgress(attempt, failedSoFar))}`);
       },
     );
   }

@@ -1,5 +1,6 @@
 // What became of a delivery `send` got accepted: it follows the inbox record until the processor is done
 // with it (processed, or dead-lettered) or the wait runs out, and says so: "202, then processed".
+import { type AttemptEntry, attemptEntries } from '../../lambdas/core/attempt-log';
 import type { InboxRecord } from '../../lambdas/core/inbox';
 
 export type SendOutcome =
@@ -38,23 +39,22 @@ function outcomeOf(record: InboxRecord | undefined): SendOutcome {
 }
 
 /**
- * Reads the record until it is processed or dead-lettered, or `timeoutMs` has passed. `onChange` hears
- * each new state on the way (a failed attempt waiting for its retry), for people watching.
+ * Reads the record until it is processed or dead-lettered, or `timeoutMs` has passed. `onFailedAttempt`
+ * hears each failed attempt on the way, for people watching: from the record's attempt log, so an attempt
+ * retried between two reads is still told, before the outcome it led to.
  */
 export async function waitForOutcome(
   read: () => Promise<InboxRecord | undefined>,
   timing: WaitTiming,
-  onChange: (outcome: SendOutcome) => void = () => undefined,
+  onFailedAttempt: (attempt: AttemptEntry, failedSoFar: number) => void = () => undefined,
 ): Promise<SendOutcome> {
   const started = Date.now();
-  let seen = '';
+  let told = 0;
   for (;;) {
-    const outcome = outcomeOf(await read());
-    const key = JSON.stringify(outcome);
-    if (key !== seen) {
-      seen = key;
-      if (outcome.result === 'pending') onChange(outcome);
-    }
+    const record = await read();
+    const failed = attemptEntries(record?.attemptLog).filter((entry) => entry.outcome === 'failed');
+    for (const entry of failed.slice(told)) onFailedAttempt(entry, ++told);
+    const outcome = outcomeOf(record);
     if (outcome.result !== 'pending' || Date.now() - started >= timing.timeoutMs) return outcome;
     await sleep(timing.pollMs);
   }
@@ -86,8 +86,7 @@ export function describeOutcome(outcome: SendOutcome, timeoutText: string): stri
   return `still pending after ${timeoutText} (${now}${why})`;
 }
 
-/** A progress line while waiting: only the failed attempts are worth a line of their own. */
-export function describeProgress(outcome: SendOutcome): string | undefined {
-  if (outcome.result !== 'pending' || outcome.inboxStatus !== 'failed') return undefined;
-  return `failed (${outcome.lastErrorCode ?? 'no error code'}), ${failedAttempts(outcome.attempts) ?? 'an attempt'} so far; retried on the schedule`;
+/** A progress line while waiting: one per failed attempt. */
+export function describeProgress(attempt: AttemptEntry, failedSoFar: number): string {
+  return `failed (${attempt.errorCode}), ${failedAttempts(failedSoFar)} so far; retried on the schedule`;
 }

@@ -215,7 +215,10 @@ export async function runRegister(
   }
 }
 
-/** Slack, Shopify, Zoom: the steps to take in the provider's dashboard, then the secret from stdin. */
+/**
+ * Slack, Shopify, Zoom: the steps to the secret in the provider's dashboard, the secret from stdin, then
+ * the steps that save the URL (a URL check the provider sends then finds the secret stored).
+ */
 async function registerByHand(
   provider: ResolvedProvider,
   config: Config,
@@ -230,16 +233,21 @@ async function registerByHand(
   const target = await resolveSecretsTarget(options, config, cwd);
   try {
     const url = requestedUrl ?? target.endpointUrl(provider.id);
-    const steps = MANUAL_SECRETS[provider.scheme]?.steps(url) ?? [];
+    const manual = MANUAL_SECRETS[provider.scheme];
     // The steps go to stderr: stdout stays the one JSON document with --json.
     const say = (line: string) => io.prompt.write(`${line}\n`);
     say(`${provider.id} has no API that returns its signing secret. In its dashboard:`);
-    steps.forEach((step, index) => {
+    const findSecret = manual?.findSecret ?? [];
+    findSecret.forEach((step, index) => {
       say(`  ${index + 1}. ${step}`);
     });
     say('Then paste the secret here (or pipe it in); it is not shown.');
     const versions = await readAndStoreSecret(provider, target.secrets, url, io);
     const location = target.secrets.location(provider.id);
+    say('Secret stored. Now save the URL:');
+    (manual?.saveUrl(url) ?? []).forEach((step, index) => {
+      say(`  ${findSecret.length + index + 1}. ${step}`);
+    });
     if (options.json)
       printJson({ provider: provider.id, url, outcome: 'secret-stored', secretLocation: location });
     else

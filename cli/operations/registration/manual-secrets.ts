@@ -1,43 +1,51 @@
 // Slack, Shopify and Zoom sign with an app-level secret that no API hands out: the operator copies it from
 // the provider's dashboard once, through standard input. Each format is checked before it is stored, so a
 // secret from the wrong field (a Slack client secret, a Shopify access token) is refused, not stored to fail
-// every delivery.
+// every delivery. The secret is stored before the URL is saved: Slack and Zoom check the URL the moment it
+// is saved, with a request signed by that secret, and the inbox answers the check only once it verifies.
 import type { SchemeName } from '../../../config/schema';
 
 interface ManualSecret {
   /** What the value looks like, for the refusal. */
   shape: string;
   pattern: RegExp;
-  /** The exact steps, with the URL to paste. */
-  steps(url: string): string[];
+  /** The steps to the secret, taken before it is pasted. */
+  findSecret: string[];
+  /** The steps that save the URL, taken once the secret is stored. */
+  saveUrl(url: string): string[];
 }
 
 export const MANUAL_SECRETS: Partial<Record<SchemeName, ManualSecret>> = {
   slack: {
     shape: 'the Signing Secret: 32 lowercase hex characters',
     pattern: /^[0-9a-f]{32}$/,
-    steps: (url) => [
+    findSecret: [
       'Open https://api.slack.com/apps and choose your app.',
-      `Event Subscriptions: turn on Enable Events and set the Request URL to ${url}`,
       'Basic Information -> App Credentials: Show the Signing Secret (not the Client Secret) and copy it.',
+    ],
+    saveUrl: (url) => [
+      `Event Subscriptions: turn on Enable Events and set the Request URL to ${url}`,
+      'Slack checks the URL at once; the inbox answers the check now that the secret is stored.',
     ],
   },
   shopify: {
     shape: "the app's client secret: shpss_ and 32 hex characters (older apps: the 32 hex characters alone)",
     pattern: /^(shpss_)?[0-9a-f]{32}$/,
-    steps: (url) => [
-      'Partner Dashboard (or the Dev Dashboard) -> Apps -> your app: add a webhook subscription with the JSON format and the URL ' +
-        url,
-      "Client credentials: copy the app's Client secret (Shopify signs webhooks with it).",
+    findSecret: [
+      "Partner Dashboard (or the Dev Dashboard) -> Apps -> your app -> Client credentials: copy the app's Client secret (Shopify signs webhooks with it).",
     ],
+    saveUrl: (url) => [`In the same app, add a webhook subscription with the JSON format and the URL ${url}`],
   },
   zoom: {
     shape: 'the Secret Token: 16 to 64 letters, digits, _ or -',
     pattern: /^[A-Za-z0-9_-]{16,64}$/,
-    steps: (url) => [
+    findSecret: [
       'Open https://marketplace.zoom.us -> Manage -> your app -> Features -> Access.',
-      `Event Subscriptions: add a subscription with the Event notification endpoint URL ${url}`,
-      'Copy the Secret Token shown on the same page.',
+      'Copy the Secret Token shown there.',
+    ],
+    saveUrl: (url) => [
+      `Event Subscriptions (same page): add a subscription with the Event notification endpoint URL ${url}`,
+      'Press Validate: Zoom checks the URL, and the inbox answers now that the secret is stored.',
     ],
   },
 };

@@ -209,6 +209,9 @@ describe('secrets set and the providers without a registration API', { timeout: 
     );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/Request URL to https:\/\/abc\.trycloudflare\.com\/webhooks\/slack/);
+    // Slack checks the URL the moment it is saved, signed with the secret: the secret comes first.
+    expect(result.stderr.indexOf('Signing Secret')).toBeLessThan(result.stderr.indexOf('Secret stored'));
+    expect(result.stderr.indexOf('Secret stored')).toBeLessThan(result.stderr.indexOf('Request URL'));
     expect(result.stdout + result.stderr).not.toContain(slack);
     expect(readSecrets(project.dir).slack?.[0]).toBe(slack);
   });
