@@ -1,5 +1,5 @@
 // Control Tower proactive controls (the cfn-guard rules bundled in @cdklabs/cdk-validator-cfnguard, run as
-// a CDK policy-validation plugin): every front door passes every rule except the trade-offs the README
+// a CDK policy-validation plugin): every front door passes every rule except the trade-offs docs/security.md
 // lists, each acknowledgement answers a finding that really occurs, and the two findings that were real
 // (API Gateway's permission without SourceAccount, the payload bucket without access logs) stay fixed.
 import { readFileSync } from 'node:fs';

@@ -30,7 +30,7 @@ describe('parseConfig', () => {
     });
   });
 
-  // Each provider's replay window, from its own docs or library (README, configuration reference).
+  // Each provider's replay window, from its own docs or library (docs/configuration.md).
   const WINDOWS: Record<(typeof SCHEME_NAMES)[number], number> = {
     github: 300,
     stripe: 300,
