@@ -81,8 +81,8 @@ export const DEFAULT_GENERIC_HMAC_OPTIONS: z.input<typeof genericHmacOptionsSche
 
 /**
  * Per-scheme defaults that differ from the generic ones, applied wherever the provider's settings leave
- * the key out. Replay windows follow each provider's own documentation or library (README, configuration
- * reference); the generic 300 s is what Stripe, Slack, Standard Webhooks, Mobazha and
+ * the key out. Replay windows follow each provider's own documentation or library (docs/configuration.md);
+ * the generic 300 s is what Stripe, Slack, Standard Webhooks, Mobazha and
  * the default generic-hmac partner format use.
  */
 function schemeDefaults(scheme: SchemeName): Partial<z.input<typeof providerSchema>> {

@@ -7,7 +7,7 @@
 // `<provider>#<status>#<shard>` while it is failed or dead-lettered: listing those reads only them. The sort
 // key `listSort` is `<receivedAt>#<pk>`, unique, so a cursor is one string and ties cannot reorder. Only
 // the transitions into and out of an attention state change `listKey`; the projection holds `deliveryId`,
-// which never changes, so every other write leaves the index alone (README, "Listing and write hot spots").
+// which never changes, so every other write leaves the index alone (docs/listing.md).
 import type { InboxRecord, InboxStatus } from '../lambdas/core/inbox';
 
 export const LIST_INDEX = {

@@ -194,11 +194,11 @@ export type DestinationConfig = z.output<typeof destinationSchema>;
  */
 export const MAX_DESTINATIONS = 10;
 
-/** The archive's defaults (README, configuration reference). 3072: under the crossover in bench/lib/archive-cost.ts. */
+/** The archive's defaults (docs/configuration.md). 3072: under the crossover in bench/lib/archive-cost.ts. */
 export const ARCHIVE_DEFAULTS = { retentionDays: 30, inlineMaxBytes: 3072 } as const;
 
 /**
- * The archive: the raw bytes of every accepted delivery, kept for replay (README, Archive and replay).
+ * The archive: the raw bytes of every accepted delivery, kept for replay (docs/archive-and-replay.md).
  * Bodies up to `inlineMaxBytes` live in the inbox record itself; larger ones in the payload bucket.
  */
 export const archiveSchema = z.strictObject({

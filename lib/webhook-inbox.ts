@@ -228,7 +228,7 @@ export interface WebhookInboxProps {
    * An existing SNS topic for alarm notifications. The construct cannot change its policy: the topic policy
    * must allow `cloudwatch.amazonaws.com` to `sns:Publish` (an explicit statement is needed once the topic
    * has any policy of its own), and, if the topic is encrypted with a customer managed key, the key policy
-   * must allow it `kms:Decrypt` and `kms:GenerateDataKey*` (README, Alarms).
+   * must allow it `kms:Decrypt` and `kms:GenerateDataKey*` (docs/configuration.md, Alarms).
    * @default - a new topic, `alarmTopic`, that this account's CloudWatch alarms may publish to
    */
   readonly alarmTopic?: sns.ITopic;
@@ -384,7 +384,7 @@ export class WebhookInbox extends Construct {
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
         {
-          // The archive's own objects (README, Archive and replay): archive.retentionDays after the write.
+          // The archive's own objects (docs/archive-and-replay.md): archive.retentionDays after the write.
           id: 'expire-archive',
           prefix: ARCHIVE_PREFIX,
           expiration: Duration.days(lifecycle.archiveDays),

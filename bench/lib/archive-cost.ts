@@ -1,4 +1,4 @@
-// What the archive costs (README, Archive and replay), from the price file: per GB-month where the bytes
+// What the archive costs (docs/archive-and-replay.md), from the price file: per GB-month where the bytes
 // live, per million deliveries at a body size, and the body size where keeping it inline in the record
 // stops being cheaper than an S3 object (archive.inlineMaxBytes is chosen from it). Pure arithmetic.
 

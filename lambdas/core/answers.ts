@@ -1,4 +1,4 @@
-// The one place a pipeline result becomes an HTTP answer (README, "Answers" table). Bodies never echo a
+// The one place a pipeline result becomes an HTTP answer (the Answers table, docs/how-it-works.md). Bodies never echo a
 // secret, a signature or the payload: only the outcome, a reason code, and our own id.
 import type { DeliveryResult } from './accept-delivery';
 import { dependencyReason, statusForReason } from './reasons';

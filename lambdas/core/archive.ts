@@ -1,4 +1,4 @@
-// Where the archive keeps a delivery's bytes (README, Archive and replay), decided from the envelope alone
+// Where the archive keeps a delivery's bytes (docs/archive-and-replay.md), decided from the envelope alone
 // so the processor can write the small and the already-stored cases with the lease itself, at no extra
 // write: inline in the record, the payload object verify wrote, or (large bodies that came inline) an
 // object of its own under `archive/`, which the payload bucket's lifecycle expires after the retention.

@@ -55,7 +55,7 @@ export interface InboxRecord {
   receivedAt: string;
   enqueuedAt?: string;
   processedAt?: string;
-  /** When the processor sent the delivery's copies to its destinations' queues (destinations, README). */
+  /** When the processor sent the delivery's copies to its destinations' queues (docs/destinations.md). */
   forwardedAt?: string;
   attempts: number;
   lastErrorCode?: string;
@@ -80,7 +80,7 @@ export interface InboxRecord {
    * even though the record may still live for the archive. Records written before it have `expiresAt` only.
    */
   dedupUntil?: number;
-  /** When the processor archived the bytes (README, Archive and replay). */
+  /** When the processor archived the bytes (docs/archive-and-replay.md). */
   archivedAt?: string;
   /** The archived bytes in the payload bucket (`s3://bucket/key`), for bodies over archive.inlineMaxBytes. */
   archiveRef?: string;

@@ -1,5 +1,5 @@
 // Every reason a delivery is not accepted, and the one place each maps to an HTTP status.
-// Rows follow the README's "Answers" table.
+// Rows follow the Answers table (docs/how-it-works.md).
 
 export const REJECT_STATUS = {
   // 401: the request cannot be shown to be authentic and fresh.

@@ -1,4 +1,4 @@
-// The archive in the template (README, Archive and replay): the payload bucket's lifecycle per prefix, with
+// The archive in the template (docs/archive-and-replay.md): the payload bucket's lifecycle per prefix, with
 // the documented defaults pinned as literals (a wrong default must fail here, not only a wiring mistake),
 // and the grants: the processor writes the archive, verify cannot touch it.
 import type { Template } from 'aws-cdk-lib/assertions';

@@ -1,5 +1,5 @@
 // Control Tower proactive controls (the cfn-guard rules bundled in @cdklabs/cdk-validator-cfnguard, run as
-// a CDK policy-validation plugin): every front door passes every rule except the trade-offs the README
+// a CDK policy-validation plugin): every front door passes every rule except the trade-offs docs/security.md
 // lists, each acknowledgement answers a finding that really occurs, and the two findings that were real
 // (API Gateway's permission without SourceAccount, the payload bucket without access logs) stay fixed.
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CFN_GUARD_PLUGIN, CONTROL_TOWER_TRADE_OFFS, type ControlId } from '../../lib/control-tower';
 import type { WebhookInboxProps } from '../../lib/webhook-inbox';
 import { WebhookInboxStack } from '../../lib/webhook-inbox-stack';
-import { createApp, destinationsConfigInput, PROJECT_ROOT, STACK_NAME, type SynthOptions } from './synth';
+import { readDoc } from '../support/docs';
+import { createApp, destinationsConfigInput, STACK_NAME, type SynthOptions } from './synth';
 
 type InboxOptions = Omit<WebhookInboxProps, 'config'>;
 
@@ -129,10 +130,12 @@ describe.each(VARIANTS)('Control Tower proactive controls: %s', (_name, inbox, c
   });
 });
 
-describe('the README', () => {
-  it("lists exactly the trade-off controls in the security model's Control Tower table", () => {
-    const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('**Control Tower proactive controls.**'));
+describe('the security model (docs/security.md)', () => {
+  it('lists exactly the trade-off controls in its Control Tower table', () => {
+    const page = readDoc('docs/security.md');
+    const start = page.indexOf('**Control Tower proactive controls.**');
+    expect(start).toBeGreaterThan(0);
+    const section = page.slice(start);
     const table = section.slice(0, section.indexOf('\n\n- '));
     const listed = new Set(
       table

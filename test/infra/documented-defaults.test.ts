@@ -1,17 +1,16 @@
-// The defaults the README documents, pinned as literals. The other template tests compare the template
+// The defaults the configuration reference (docs/configuration.md) documents, pinned as literals. The other template tests compare the template
 // with the constants the stack itself imports, so they catch wiring mistakes but not a wrong default: a
 // changed constant moves the template and the expectation together. Here each value is written out, next
-// to the README line that promises it (checked to be in the README still), and read from a stack
+// to the line of the page that promises it (checked to be on the page still), and read from a stack
 // synthesized with an empty `webhookInbox` config and no props, or from the parsed empty config.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Config, parseConfig } from '../../config';
-import { PROJECT_ROOT, resourcesOf, synthStack } from './synth';
+import { readDoc } from '../support/docs';
+import { resourcesOf, synthStack } from './synth';
 
-/** The README with runs of spaces collapsed, so a quoted table row does not depend on column widths. */
-const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8').replace(/ {2,}/g, ' ');
+/** The reference with runs of spaces collapsed, so a quoted table row does not depend on column widths. */
+const REFERENCE = readDoc('docs/configuration.md').replace(/ {2,}/g, ' ');
 
 type Props = Record<string, unknown>;
 
@@ -63,7 +62,7 @@ const stageSettings = () => (only(template, 'AWS::ApiGateway::Stage').MethodSett
 interface Pin {
   /** What is pinned. */
   name: string;
-  /** The README's words for it, quoted (spaces collapsed). */
+  /** The page's words for it, quoted (spaces collapsed). */
   readme: string;
   actual: () => unknown;
   expected: unknown;
@@ -328,8 +327,8 @@ const PINS: Pin[] = [
 ];
 
 describe('the documented defaults, as literals', () => {
-  it.each(PINS)('$name is what the README says', ({ readme, actual, expected }) => {
-    expect(README).toContain(readme);
+  it.each(PINS)('$name is what docs/configuration.md says', ({ readme, actual, expected }) => {
+    expect(REFERENCE).toContain(readme);
     expect(actual()).toEqual(expected);
   });
 });

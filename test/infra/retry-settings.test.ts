@@ -1,21 +1,17 @@
-// The README's retry table ("Retries: the schedule and what follows from it") against the synthesized
+// The retry table of docs/configuration.md ("Retries: the schedule and what follows from it") against the synthesized
 // template of the shipped config: the figures a user reads are the ones CloudFormation gets.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV } from '../../config/runtime';
 import { formatDuration, retryHorizon } from '../../lambdas/core/retry-schedule';
-import { PROJECT_ROOT, projectConfig, resourcesOf, synthStack } from './synth';
+import { docSection } from '../support/docs';
+import { projectConfig, resourcesOf, synthStack } from './synth';
 
-/** The README table's rows: setting -> default column. */
-function readmeRetryTable(): Record<string, string> {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('#### Retries: the schedule and what follows from it');
-  expect(start).toBeGreaterThan(0);
+/** The table's rows: setting -> default column. */
+function documentedRetryTable(): Record<string, string> {
+  const section = docSection('docs/configuration.md', '### Retries: the schedule and what follows from it');
   const rows: Record<string, string> = {};
-  for (const line of readme.slice(start).split('\n').slice(1)) {
-    if (line.startsWith('#')) break;
+  for (const line of section.split('\n').slice(1)) {
     const cells = line.split('|').map((cell) => cell.trim());
     if (cells.length < 4 || cells[1] === 'setting' || /^-+$/.test(cells[1] ?? '')) continue;
     rows[cells[1] as string] = cells[2] as string;
@@ -30,7 +26,7 @@ let template: Template;
 let table: Record<string, string>;
 beforeAll(() => {
   template = synthStack().template;
-  table = readmeRetryTable();
+  table = documentedRetryTable();
 });
 
 function queues() {
@@ -38,7 +34,7 @@ function queues() {
   return { main: all.find((q) => q.RedrivePolicy) ?? {}, dlq: all.find((q) => !q.RedrivePolicy) ?? {} };
 }
 
-describe('the README retry table matches the template', () => {
+describe('the documented retry table matches the template', () => {
   it('lists the shipped retry steps', () => {
     const steps = projectConfig().queue.retrySchedule.map(formatDuration).join(', ');
     expect(table['retry steps']).toBe(steps);

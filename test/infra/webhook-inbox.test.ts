@@ -207,7 +207,7 @@ describe('inbox table', () => {
     });
   });
 
-  it('has exactly one index, the listing index, with its keys and projection as the README gives them', () => {
+  it('has exactly one index, the listing index, with its keys and projection as docs/listing.md gives them', () => {
     // Literals, not the constants the stack imports: a renamed key or a wider projection must show here.
     // One index only: CloudFormation cannot add two GSIs to a deployed table in one update.
     const [table] = Object.values(resourcesOf(template, 'AWS::DynamoDB::Table')) as {

@@ -362,7 +362,7 @@ export interface PeerCase {
   /** As the provider spells them. */
   headers: Record<string, string>;
   /**
-   * Set where we answer otherwise on purpose: why, in the words of the README's table of differences
+   * Set where we answer otherwise on purpose: why, in the words of the table of differences (docs/providers.md)
    * from the providers' libraries. The test then checks that the difference is still there.
    */
   differs?: string;
@@ -383,7 +383,7 @@ export interface PeerAgreement {
 
 /**
  * Each case through the provider's library and through our scheme: the two agree, except where a case
- * names its deliberate difference, and then they must still differ (so the README's table stays true).
+ * names its deliberate difference, and then they must still differ (so the documented table stays true).
  */
 export function describePeerAgreement(agreement: PeerAgreement): void {
   const { peer, scheme } = agreement;

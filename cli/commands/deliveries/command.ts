@@ -109,7 +109,7 @@ async function reveal(target: Target, record: InboxRecord): Promise<Buffer> {
       record.archiveRef === undefined && record.archiveBody === undefined
         ? `${record.provider} ${record.dedupKey} has no archived payload`
         : `the archived payload of ${record.provider} ${record.dedupKey} is gone (${record.archiveRef})`,
-      'the archive keeps bytes for archive.retentionDays (README, Archive and replay)',
+      'the archive keeps bytes for archive.retentionDays (docs/archive-and-replay.md)',
     );
   }
   return body;

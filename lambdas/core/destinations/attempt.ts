@@ -1,5 +1,5 @@
 // One forwarding attempt's result, and what it means: done, retry (when), permanent, or the destination
-// gone. The rules are the retry table in README, "Destinations". Pure.
+// gone. The rules are the retry table in docs/destinations.md. Pure.
 
 /** What a sender reports; it never throws for the destination's own failures. */
 export type AttemptResult =

@@ -1,7 +1,7 @@
 // The delivery record's life, written once: every transition an actor may make, with its precondition,
 // its writes and its listing-index effect. The DynamoDB adapters render each transition's condition and
 // update from here (adapters/dynamo-expression.ts), the core's classifications evaluate the same
-// predicates in memory (evaluate.ts), and the README's state table is generated from TRANSITIONS.
+// predicates in memory (evaluate.ts), and the state table of docs/how-it-works.md is generated from TRANSITIONS.
 import { listKeyOf, listSortOf } from '../../../config/list-index';
 import type { ArchiveFacts } from '../archive';
 import { type AttemptOutcome, formatAttemptEntry } from '../attempt-log';
@@ -38,7 +38,7 @@ export const STATUSES = [
 ] as const;
 export type Status = (typeof STATUSES)[number];
 
-/** What each status means, for the README's table. */
+/** What each status means, for the docs' table. */
 export const STATUS_MEANINGS: Readonly<Record<Status, string>> = {
   claimed:
     'verify claimed the dedup key and sends the message; the record stays so until the processor leases it',
@@ -234,12 +234,12 @@ export interface Transition<P> {
 }
 
 /**
- * Who makes a transition, from which statuses to which: the README's table. Kept apart from the writes so
+ * Who makes a transition, from which statuses to which: the docs' table. Kept apart from the writes so
  * a Lambda's bundle carries only the writes it makes.
  */
 export interface TransitionRole {
   actor: Actor;
-  /** Statuses it may start from (`none`: no record yet), for the README's table. */
+  /** Statuses it may start from (`none`: no record yet), for the docs' table. */
   from: readonly (Status | 'none')[];
   to: Status | 'unchanged';
   /** What it does to the record's place in the listing index (config/list-index.ts). */
@@ -557,7 +557,7 @@ export const recordForward: Transition<{
   update: ({ attribute, state }) => update({ set: [setTo(attribute, state)] }),
 };
 
-/** Every transition by name: the checker, the README tables and the adapters look them up here. */
+/** Every transition by name: the checker, the docs' tables and the adapters look them up here. */
 export const TRANSITIONS = {
   claim,
   ownClaim,
@@ -727,7 +727,7 @@ export function transitionRoles(): Record<TransitionName, TransitionRole> {
   };
 }
 
-/** The README's state table, one row per transition. */
+/** The docs' state table, one row per transition. */
 export function transitionTable(): string {
   const rows = Object.entries(transitionRoles()).map(
     ([name, t]) =>
@@ -740,7 +740,7 @@ export function transitionTable(): string {
   ].join('\n');
 }
 
-/** The README's status list. */
+/** The docs' status list. */
 export function statusTable(): string {
   return [
     '| Status | Meaning |',

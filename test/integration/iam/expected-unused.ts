@@ -40,7 +40,7 @@ function forwarder(
   ].sort();
 }
 
-/** The operator's, from the README's policy: what the recorded commands did not need on this stack. */
+/** The operator's, from the documented policy (docs/iam.md): what the recorded commands did not need on this stack. */
 const CLI = [LIST_BUCKET];
 const CLI_WITH_DESTINATIONS = [
   ...CLI,

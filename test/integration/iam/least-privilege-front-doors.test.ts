@@ -1,5 +1,5 @@
 // IAM checked offline (least-privilege.ts) on a stack of each front door (REST API, HTTP API, function URL) without destinations: every AWS call of each Lambda and of
-// the `webhook-inbox` command is allowed by the synthesized policies and the README's operator policy,
+// the `webhook-inbox` command is allowed by the synthesized policies and the documented operator policy,
 // and the grants no call uses are the pinned ones.
 import { vi } from 'vitest';
 import { FRONT_DOOR_VARIANTS, leastPrivilegeSuite } from './least-privilege';

@@ -4,7 +4,7 @@
 // process, retry, give up, forward to each destination type with a retry and a destination gone, and the
 // operator's commands, console pages and `doctor`), evaluated with @cloud-copilot/iam-simulate against the
 // synthesized role policies and the stack's resource policies, and, for the command, against the policy
-// the README gives operators. A denied call fails the test; the grants no call uses are listed and pinned.
+// docs/iam.md gives operators. A denied call fails the test; the grants no call uses are listed and pinned.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -296,7 +296,7 @@ export function leastPrivilegeSuite(
       }
       const operator: Caller = {
         principal: `arn:aws:sts::${ACCOUNT}:assumed-role/operator/someone`,
-        identityPolicies: [{ name: 'README operator policy', policy: operatorPolicy(deployed, config) }],
+        identityPolicies: [{ name: 'documented operator policy', policy: operatorPolicy(deployed, config) }],
       };
       if (variant.operator !== false) {
         const own = requests.filter((r) => r.actor === 'cli');

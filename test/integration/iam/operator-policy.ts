@@ -1,12 +1,10 @@
-// The IAM policy the README gives operators for the `webhook-inbox` command on a stack ("IAM for
-// operators"), read from the README itself so the test checks what readers copy, with its placeholders
+// The IAM policy the docs give operators for the `webhook-inbox` command on a stack (docs/iam.md), read
+// from the page itself so the test checks what readers copy, with its placeholders
 // filled in from a synthesized stack: `${Region}`, `${Account}`, `${StackName}`, `${<stack output>}`,
 // `${VerifyFunctionName}` (a resource's physical id), and
 // the lists of what cdk.json imports (`${ImportedSecretArns}`, `${ImportedBusArns}`, `${TargetQueueArns}`).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Config, forwardDestinations } from '../../../config';
-import { PROJECT_ROOT } from '../../infra/synth';
+import { readDoc } from '../../support/docs';
 import {
   ACCOUNT,
   type DeployedTemplate,
@@ -15,16 +13,12 @@ import {
   type Statement,
 } from '../../support/iam-template';
 
-export const OPERATOR_SECTION = '### IAM for operators';
+export const OPERATOR_PAGE = 'docs/iam.md';
 
-/** The first ```json block after the section's heading. */
-export function readmeOperatorPolicy(
-  readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8'),
-): PolicyDocument {
-  const start = readme.indexOf(`\n${OPERATOR_SECTION}\n`);
-  if (start < 0) throw new Error(`README.md has no "${OPERATOR_SECTION}" section`);
-  const block = /```json\n([\s\S]*?)\n```/.exec(readme.slice(start));
-  if (!block) throw new Error(`README.md's "${OPERATOR_SECTION}" has no json block`);
+/** The page's first ```json block. */
+export function documentedOperatorPolicy(page = readDoc(OPERATOR_PAGE)): PolicyDocument {
+  const block = /```json\n([\s\S]*?)\n```/.exec(page);
+  if (!block) throw new Error(`${OPERATOR_PAGE} has no json block`);
   return JSON.parse(block[1] as string) as PolicyDocument;
 }
 
@@ -42,7 +36,7 @@ export function operatorPolicy(deployed: DeployedTemplate, config: Config): Poli
     Region: REGION,
     Account: ACCOUNT,
     StackName: deployed.stackName,
-    // Not an output: the README tells readers where to find it (the stack's resources).
+    // Not an output: the page tells readers where to find it (the stack's resources).
     VerifyFunctionName: deployed.physicalId(deployed.lambda('verify').logicalId),
     ...deployed.outputs,
   };
@@ -58,8 +52,8 @@ export function operatorPolicy(deployed: DeployedTemplate, config: Config): Poli
   const fillAll = (value: string | string[] | undefined) =>
     value === undefined ? undefined : (Array.isArray(value) ? value : [value]).flatMap(fill);
   const hasDestinations = forwardDestinations(config).length > 0;
-  const statements = readmeOperatorPolicy().Statement.flatMap((s): Statement[] => {
-    // As the README says: a stack without destinations needs none of the Destination* statements.
+  const statements = documentedOperatorPolicy().Statement.flatMap((s): Statement[] => {
+    // As the page says: a stack without destinations needs none of the Destination* statements.
     if (!hasDestinations && s.Sid?.startsWith('Destination')) return [];
     const resources = fillAll(s.Resource) ?? [];
     if (resources.length === 0) return [];

@@ -1,9 +1,7 @@
-// The README's Answers table, row by row, against the real verify handler over dynalite and fauxqs: each
+// The Answers table (docs/how-it-works.md), row by row, against the real verify handler over dynalite and fauxqs: each
 // row's status, and for every reason code the row names, a request that produces it, an answer body that
 // is that code and nothing else, and the request's log line with the same code as `reason`. Statuses and
-// codes are read from the README, never from lambdas/core/reasons.ts or answers.ts (the tables under test).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// codes are read from the page, never from lambdas/core/reasons.ts or answers.ts (the tables under test).
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -15,6 +13,7 @@ import { REJECT_STATUS } from '../../../lambdas/core/reasons';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import type { VerifyHandlerDeps, VerifyResponse } from '../../../lambdas/verify/verify-handler';
 import { restProxyEvent } from '../../../local/rest-proxy-event';
+import { docSection } from '../../support/docs';
 import { useEmulators } from '../../support/emulators';
 import { attemptFaultForTest, faultForTest, injectFault } from '../../support/faults';
 import {
@@ -26,7 +25,7 @@ import {
   verifyHandlerFor,
 } from '../../support/pipeline';
 
-// ---- the table, as the README states it ----
+// ---- the table, as the page states it ----
 
 interface Row {
   case: string;
@@ -36,12 +35,8 @@ interface Row {
   codes: string[];
 }
 
-function readmeAnswers(): Row[] {
-  const readme = readFileSync(join(import.meta.dirname, '../../../README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('\n### Answers\n'),
-    readme.indexOf('\n### Signature schemes\n'),
-  );
+function documentedAnswers(): Row[] {
+  const section = docSection('docs/how-it-works.md', '## Answers');
   const lines = section.split('\n').filter((line) => line.startsWith('|'));
   return lines.slice(2).map((line) => {
     const [caseText, statusText, codesText] = line
@@ -57,7 +52,7 @@ function readmeAnswers(): Row[] {
   });
 }
 
-const ROWS = readmeAnswers();
+const ROWS = documentedAnswers();
 
 // ---- the instance under test ----
 
@@ -147,7 +142,7 @@ const noConfigCheck = (provider: string, options: unknown): Config => ({
   providers: { ...config.providers, [provider]: { ...config.providers[provider]!, options } as never },
 });
 
-/** A request producing each reason code the README names. */
+/** A request producing each reason code the table names. */
 const BY_CODE: Record<string, Scenario> = {
   method_not_allowed: () => send(sw({}, { method: 'GET' })),
   unknown_provider: () => send({ ...sw(), pathParameters: { provider: 'gitlab' } }),
@@ -297,7 +292,7 @@ function expectStatusCell(row: Row, response: VerifyResponse): void {
   if (row.statusText.includes('{"id"')) expect(JSON.parse(response.body)).toEqual({ id: expect.any(String) });
 }
 
-describe("the README's Answers table", () => {
+describe('the documented Answers table', () => {
   it('has a row for every status the handler can answer, each with its codes or a case this test knows', () => {
     expect(ROWS.length).toBeGreaterThanOrEqual(17);
     for (const row of ROWS) {

@@ -1,5 +1,5 @@
 // Hostile and broken deliveries through the real verify handler over dynalite and fauxqs. Every case is
-// signed correctly except for the one thing it tests, and each checks the status (README, "Answers"), the
+// signed correctly except for the one thing it tests, and each checks the status (docs/how-it-works.md, "Answers"), the
 // reason code in the log line, that nothing was stored, and that no secret, signature or body text was
 // logged.
 import { randomBytes } from 'node:crypto';

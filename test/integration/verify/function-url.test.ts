@@ -1,6 +1,6 @@
 // The verify handler behind a Lambda function URL (`api: 'function-url'`), against dynalite and fauxqs:
 // with no API Gateway in front, every path and method reaches the Lambda, so the handler itself gives the
-// README's answers (404 for anything but /webhooks/{provider}, 405 with Allow: POST for anything but POST)
+// documented answers (404 for anything but /webhooks/{provider}, 405 with Allow: POST for anything but POST)
 // and accepts the payload 2.0 event byte for byte.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';

@@ -83,7 +83,7 @@ describe('a replay after the generic 7-day window', () => {
   });
 
   it('lets an explicit dedupTtlSeconds win: a GitHub provider set to 5 days takes the 8-day replay as new', async () => {
-    // The window's end is the residual exposure (README, security model): the handler must be idempotent.
+    // The window's end is the residual exposure (docs/security.md): the handler must be idempotent.
     expect((await send('github-short', 'push')).statusCode).toBe(202);
     await processQueued('github-short');
     clock.advance(8 * DAY);

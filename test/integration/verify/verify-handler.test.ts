@@ -1,5 +1,5 @@
 // The verify handler end to end against dynalite and fauxqs, through the real SDK clients: every row of
-// the README's "Answers" table, with the queue and the inbox checked after each.
+// the "Answers" table of docs/how-it-works.md, with the queue and the inbox checked after each.
 import { createHash, randomBytes } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -83,7 +83,7 @@ async function processQueued(): Promise<number> {
   return runs.length;
 }
 
-describe('verify handler: the README answers table', () => {
+describe('verify handler: the documented answers table', () => {
   it('accepts a signed delivery with 202, one message, and a claimed inbox record (no mark after the send)', async () => {
     const response = await pipeline.handler(swEvent());
     expect(response.statusCode).toBe(202);

@@ -6,7 +6,7 @@ import { parseConfig } from '../../../config';
 import { restProxyEvent } from '../../../local/rest-proxy-event';
 import { functionUrlEvent } from '../../support/function-url-event';
 
-/** README, configuration reference: "at most 4521981". */
+/** docs/configuration.md: "at most 4521981". */
 const DOCUMENTED_CEILING = 4_521_981;
 /** Lambda refuses an invoke payload that is not smaller than 6 291 456 bytes. */
 const LAMBDA_REFUSES_FROM = 6_291_456;

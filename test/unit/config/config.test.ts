@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkLocally, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
 import {
@@ -11,6 +10,7 @@ import {
 } from '../../../config';
 import { loadProjectConfig } from '../../../config/load';
 import { SCHEMES } from '../../../lambdas/core/schemes';
+import { readDoc } from '../../support/docs';
 
 describe('parseConfig', () => {
   it('registers one provider per built-in scheme, named after it, by default', () => {
@@ -30,7 +30,7 @@ describe('parseConfig', () => {
     });
   });
 
-  // Each provider's replay window, from its own docs or library (README, configuration reference).
+  // Each provider's replay window, from its own docs or library (docs/configuration.md).
   const WINDOWS: Record<(typeof SCHEME_NAMES)[number], number> = {
     github: 300,
     stripe: 300,
@@ -52,9 +52,9 @@ describe('parseConfig', () => {
     );
   });
 
-  it("matches the README's table of default windows", () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const rows = [...readme.matchAll(/^\| `([a-z-]+)`\s+\| (\d+) s\s+\|/gm)];
+  it("matches the configuration reference's table of default windows", () => {
+    const page = readDoc('docs/configuration.md');
+    const rows = [...page.matchAll(/^\| `([a-z-]+)`\s+\| (\d+) s\s+\|/gm)];
     const documented = Object.fromEntries(rows.map(([, scheme, seconds]) => [scheme, Number(seconds)]));
     const timed = Object.entries(WINDOWS).filter(
       ([scheme]) => !['github', 'shopify', 'square'].includes(scheme),

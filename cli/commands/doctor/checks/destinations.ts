@@ -78,7 +78,7 @@ async function testResult(
       id,
       title,
       `${answer}: ${outcome.meaning}`,
-      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\` and the README's "A destination is failing, or disabled"`,
+      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\` and docs/operations.md, "A destination is failing, or disabled"`,
       { wrote },
     );
   } catch (error) {

@@ -5,8 +5,8 @@ import { REJECT_STATUS, type RejectReason } from '../../../../lambdas/core/reaso
 
 const base = { bytes: 10, provider: 'github' };
 
-describe('answerFor: the README answers table', () => {
-  // Every body is checked, and every status is written here as the README states it: a literal, never read
+describe('answerFor: the documented answers table', () => {
+  // Every body is checked, and every status is written here as docs/how-it-works.md states it: a literal, never read
   // from REJECT_STATUS, the table under test.
   it.each([
     [

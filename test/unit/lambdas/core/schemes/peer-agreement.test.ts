@@ -1,7 +1,7 @@
 // Every scheme that has its provider's own library in node_modules, judged against it case by case on the
 // edge cases those libraries' test suites exercise (several signatures, unknown versions, whitespace,
 // uppercase hex, old and new timestamps...). Where we answer otherwise on purpose the case says why; the
-// README's "Differences from the providers' libraries" table lists the same cases.
+// docs/providers.md's "Differences from the providers' libraries" table lists the same cases.
 import { createHmac } from 'node:crypto';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
