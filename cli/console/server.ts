@@ -1,5 +1,5 @@
-// The console's HTTP server: Node's own, on 127.0.0.1 only, in the CLI's process. Every request passes
-// the gate (security.ts) before a route runs; routes render pages (pages.ts) or answer JSON, and the
+// The console's HTTP server: Node's own, on 127.0.0.1 only, in the CLI's process, under a random path
+// per launch (security.ts says why). Every request passes the gate (security.ts) before a route runs; routes render pages (pages.ts) or answer JSON, and the
 // mutations call ConsoleOperations, the same adapters the CLI commands use.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +20,7 @@ import {
   providersPage,
   RANGES,
 } from './pages';
-import { gate, SECURITY_HEADERS, tokenCookie } from './security';
+import { consolePath, gate, newBasePath, SECURITY_HEADERS, tokenCookie } from './security';
 
 /** What the server needs from the inbox: ConsoleOperations, or a stand-in in the security tests. */
 export type ConsoleBackend = Pick<
@@ -44,6 +44,8 @@ export interface ConsoleOptions {
   port: number;
   readOnly: boolean;
   token: string;
+  /** The `/c/<random>/` every page, asset and API call is under; a fresh one when not given. */
+  basePath?: string;
   backend: ConsoleBackend;
 }
 
@@ -51,6 +53,9 @@ export interface RunningConsole {
   /** The address the server listens on: always 127.0.0.1. */
   address: string;
   port: number;
+  /** The `/c/<random>/` the console is served under. */
+  basePath: string;
+  /** What the operator opens: the base path with `?token=`. */
   url: string;
   close(): Promise<void>;
 }
@@ -68,6 +73,8 @@ interface Context {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
+  /** The absolute prefix of this launch, for redirects; pages link relative to it. */
+  basePath: string;
   frame: Frame;
   backend: ConsoleBackend;
   jobs: Jobs;
@@ -145,7 +152,7 @@ const ROUTES: Record<string, Route> = {
     api: false,
     mutation: false,
     handle: async (c) => {
-      c.response.writeHead(303, { ...SECURITY_HEADERS, location: '/deliveries' });
+      c.response.writeHead(303, { ...SECURITY_HEADERS, location: `${c.basePath}deliveries` });
       c.response.end();
     },
   },
@@ -288,6 +295,7 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 
 export function startConsoleServer(options: ConsoleOptions): Promise<RunningConsole> {
   const jobs = new Jobs();
+  const basePath = options.basePath ?? newBasePath();
   const frame: Frame = {
     target: options.backend.target.description,
     token: options.token,
@@ -296,13 +304,16 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
   let port = options.port;
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-    const found = route(url.pathname);
+    // Outside the base path, `path` matches no route and the gate answers 404.
+    const path = consolePath(url.pathname, basePath) ?? '';
+    const found = route(path);
     const verdict = gate(request, url, {
       token: options.token,
       port,
+      basePath,
       readOnly: options.readOnly,
       mutation: found?.mutation ?? false,
-      api: found?.api ?? url.pathname.startsWith('/api/'),
+      api: found?.api ?? path.startsWith('/api/'),
     });
     if (verdict.kind === 'refuse') {
       request.resume();
@@ -314,15 +325,24 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       url.searchParams.delete('token');
       response.writeHead(303, {
         ...SECURITY_HEADERS,
-        'set-cookie': tokenCookie(options.token, port),
-        // One leading slash: `/.//evil.example/x` normalises to `//evil.example/x`, which a browser
-        // reads as another host.
-        location: `/${url.pathname.replace(/^\/+/, '')}${url.search}`,
+        'set-cookie': tokenCookie(options.token, port, basePath),
+        // Always under the base path, never `//...`: `/.//evil.example/x` normalises to
+        // `//evil.example/x`, which a browser would read as another host.
+        location: `${basePath}${path.replace(/^\/+/, '')}${url.search}`,
       });
       response.end();
       return;
     }
-    const context = { request, response, url, frame, backend: options.backend, jobs, body: {} } as Context;
+    const context = {
+      request,
+      response,
+      url,
+      basePath,
+      frame,
+      backend: options.backend,
+      jobs,
+      body: {},
+    } as Context;
     try {
       if (!found) throw new HttpError(404, 'not found');
       if (found.mutation) context.body = await readBody(request);
@@ -349,7 +369,8 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       resolve({
         address: bound.address,
         port,
-        url: `http://127.0.0.1:${port}/?token=${options.token}`,
+        basePath,
+        url: `http://127.0.0.1:${port}${basePath}?token=${options.token}`,
         close: () =>
           new Promise((done) => {
             server.close(() => done());
