@@ -7,6 +7,7 @@ import { InvalidCursorError } from '../../lambdas/adapters/dynamo-inbox-listing'
 import { INBOX_STATUSES, type InboxStatus } from '../../lambdas/core/inbox';
 import { describeError, UsageError } from '../shared/output';
 import { CLIENT_SCRIPT, STYLES } from './assets';
+import { type BackendSource, isConnectionRefused, UnavailableError } from './backend-source';
 import type { ConsoleOperations, RedriveScope } from './console-operations';
 import type { DeliveryQuery } from './deliveries-source';
 import type { Frame } from './html';
@@ -46,7 +47,8 @@ export interface ConsoleOptions {
   token: string;
   /** The `/c/<random>/` every page, asset and API call is under; a fresh one when not given. */
   basePath?: string;
-  backend: ConsoleBackend;
+  /** The inbox: one backend (a stack, a stand-in), or a source that finds it again per request (local). */
+  backend: ConsoleBackend | BackendSource;
 }
 
 export interface RunningConsole {
@@ -66,6 +68,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 interface Route {
   api: boolean;
   mutation: boolean;
+  /** False for what is served without the inbox (the assets): they load even when it is not running. */
+  inbox?: false;
   handle(context: Context): Promise<void>;
 }
 
@@ -151,6 +155,7 @@ const ROUTES: Record<string, Route> = {
   '/': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => {
       c.response.writeHead(303, { ...SECURITY_HEADERS, location: `${c.basePath}deliveries` });
       c.response.end();
@@ -200,16 +205,19 @@ const ROUTES: Record<string, Route> = {
   '/favicon.ico': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 204, undefined, ''),
   },
   '/assets/console.css': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 200, 'text/css; charset=utf-8', STYLES),
   },
   '/assets/console.js': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 200, 'text/javascript; charset=utf-8', CLIENT_SCRIPT),
   },
   '/api/payload': {
@@ -265,6 +273,7 @@ function route(path: string): Route | undefined {
     return {
       api: true,
       mutation: false,
+      inbox: false,
       handle: async (c) => {
         const job = c.jobs.get(path.slice('/api/jobs/'.length));
         if (!job) throw new HttpError(404, 'no such job');
@@ -296,11 +305,14 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 export function startConsoleServer(options: ConsoleOptions): Promise<RunningConsole> {
   const jobs = new Jobs();
   const basePath = options.basePath ?? newBasePath();
-  const frame: Frame = {
-    target: options.backend.target.description,
+  const source: BackendSource | undefined = 'current' in options.backend ? options.backend : undefined;
+  const fixed = 'current' in options.backend ? undefined : options.backend;
+  /** The page frame, whose header names the request's target, else the one last found. */
+  const frame = (backend?: ConsoleBackend): Frame => ({
+    target: (backend ?? fixed)?.target.description ?? (source as BackendSource).description,
     token: options.token,
     readOnly: options.readOnly,
-  };
+  });
   let port = options.port;
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
@@ -338,26 +350,49 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       response,
       url,
       basePath,
-      frame,
-      backend: options.backend,
+      frame: frame(),
       jobs,
       body: {},
     } as Context;
     try {
       if (!found) throw new HttpError(404, 'not found');
       if (found.mutation) context.body = await readBody(request);
-      await found.handle(context);
+      if (found.inbox !== false) {
+        context.backend = fixed ?? (await (source as BackendSource).current());
+        context.frame = frame(context.backend);
+      }
+      try {
+        await found.handle(context);
+      } catch (error) {
+        if (!source || !isConnectionRefused(error) || response.headersSent) throw error;
+        // The instance these clients point at is gone: find the running one (or say there is none), and
+        // read again from it. A mutation is not repeated: the operator sees the page and decides.
+        context.backend = await source.current(true);
+        context.frame = frame(context.backend);
+        if (found.mutation)
+          throw new UnavailableError('the local inbox was restarted during the call: try again');
+        await found.handle(context);
+      }
     } catch (error) {
       // A tampered or foreign cursor is the request's fault, as `deliveries list --cursor` says (exit 2).
       const badInput = error instanceof UsageError || error instanceof InvalidCursorError;
-      const status = error instanceof HttpError ? error.status : badInput ? 400 : 500;
-      const message = error instanceof HttpError || badInput ? error.message : describeError(error);
+      const known = error instanceof HttpError || error instanceof UnavailableError || badInput;
+      const status =
+        error instanceof HttpError
+          ? error.status
+          : error instanceof UnavailableError
+            ? 503
+            : badInput
+              ? 400
+              : 500;
+      const message = known ? (error as Error).message : describeError(error);
       if (response.headersSent) {
         response.end();
       } else if (found?.api) {
         json(context, { error: message }, status);
       } else {
-        html(context, messagePage(frame, status === 404 ? 'Not found' : 'Error', message), status);
+        const title = status === 404 ? 'Not found' : status === 503 ? 'Unavailable' : 'Error';
+        html(context, messagePage(frame(), title, message), status);
       }
     }
   });
