@@ -179,6 +179,10 @@ describe('the console server', () => {
     const root = await call(server.port, `${server.basePath}?token=${token}`);
     expect(root.status).toBe(303);
     expect(root.headers.location).toBe(server.basePath);
+    // The base without its trailing slash is the base: the cookie's path is then set with the slash.
+    const bare = await call(server.port, `${server.basePath.slice(0, -1)}?token=${token}`);
+    expect(bare.status).toBe(303);
+    expect(bare.headers.location).toBe(server.basePath);
     const home = await call(server.port, server.basePath, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
