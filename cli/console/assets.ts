@@ -90,7 +90,7 @@ export const CLIENT_SCRIPT = `'use strict';
       if (label) label.textContent = job.state === 'running' ? 'moved ' + job.done + ' of ' + (job.total ?? '?') : job.message || '';
       if (job.state !== 'running') break;
       await sleep(400);
-      job = await call('GET', '/api/jobs/' + encodeURIComponent(job.id));
+      job = await call('GET', 'api/jobs/' + encodeURIComponent(job.id));
     }
     say(job.state === 'done' ? 'Redrive: ' + job.message : 'Redrive failed: ' + job.message, job.state !== 'done');
     document.body.dataset.job = job.state;
@@ -148,28 +148,28 @@ export const CLIENT_SCRIPT = `'use strict';
     reveal: async () => {
       const section = document.querySelector('section.payload');
       const query = '?provider=' + encodeURIComponent(section.dataset.provider) + '&key=' + encodeURIComponent(section.dataset.key);
-      const answer = await call('GET', '/api/payload' + query);
+      const answer = await call('GET', 'api/payload' + query);
       showPayload(answer.base64, answer.bytes);
     },
     replay: async (button) => {
-      const answer = await call('POST', '/api/replay', { provider: button.dataset.provider, key: button.dataset.key });
+      const answer = await call('POST', 'api/replay', { provider: button.dataset.provider, key: button.dataset.key });
       if (answer.kind === 'replayed') { say('Replayed: message ' + answer.messageId + '. Reloading…'); await sleep(800); location.reload(); }
       else say('Replay refused (' + answer.reason + '): ' + answer.message, true);
     },
-    redrive: async (button) => follow(await call('POST', '/api/redrive', { scope: 'selection', keys: [button.dataset.keys] }), button),
-    'redrive-group': async (button) => follow(await call('POST', '/api/redrive', { scope: 'group', provider: button.dataset.provider, errorCode: button.dataset.errorCode }), button),
-    'redrive-selected': async (button) => follow(await call('POST', '/api/redrive', { scope: 'selection', keys: picked() }), button),
+    redrive: async (button) => follow(await call('POST', 'api/redrive', { scope: 'selection', keys: [button.dataset.keys] }), button),
+    'redrive-group': async (button) => follow(await call('POST', 'api/redrive', { scope: 'group', provider: button.dataset.provider, errorCode: button.dataset.errorCode }), button),
+    'redrive-selected': async (button) => follow(await call('POST', 'api/redrive', { scope: 'selection', keys: picked() }), button),
     'redrive-all': async (button) => {
       if (!confirm('Move every message in the DLQ back to the main queue?')) return;
-      await follow(await call('POST', '/api/redrive', { scope: 'all' }), button);
+      await follow(await call('POST', 'api/redrive', { scope: 'all' }), button);
     },
     purge: async () => {
-      const answer = await call('POST', '/api/purge', { confirm: purgeInput.value.trim() });
+      const answer = await call('POST', 'api/purge', { confirm: purgeInput.value.trim() });
       say(answer.message);
     },
     rotate: async (button) => {
       const form = button.closest('form');
-      const answer = await call('POST', '/api/rotate', { provider: form.dataset.provider, value: form.elements.value.value });
+      const answer = await call('POST', 'api/rotate', { provider: form.dataset.provider, value: form.elements.value.value });
       form.elements.value.value = '';
       say(answer.message + '. Reloading…');
       await sleep(1500);

@@ -1,5 +1,7 @@
 // HTML building blocks for the console's server-rendered pages. Every value from the inbox (keys, event
 // types, error details) goes through `esc`: a delivery's fields are written by whoever sent the webhook.
+// Every link, form and asset is relative: the console is served under a random path per launch
+// (security.ts), and a relative link stays under it.
 import { formatAge, INBOX_COLOURS } from '../shared/output';
 
 const ENTITIES: Record<string, string> = {
@@ -40,7 +42,7 @@ export function time(iso: string | undefined, nowMs = Date.now()): string {
 }
 
 export function deliveryLink(provider: string, dedupKey: string, text = dedupKey): string {
-  return `<a class="mono" href="/delivery${esc(query({ provider, key: dedupKey }))}">${esc(text)}</a>`;
+  return `<a class="mono" href="delivery${esc(query({ provider, key: dedupKey }))}">${esc(text)}</a>`;
 }
 
 export function table(head: string[], rows: string[][], empty: string, attrs = ''): string {
@@ -62,9 +64,9 @@ export interface Frame {
 }
 
 const NAV = [
-  ['deliveries', '/deliveries', 'Deliveries'],
-  ['dead-letters', '/dead-letters', 'Dead letters'],
-  ['providers', '/providers', 'Providers'],
+  ['deliveries', 'deliveries', 'Deliveries'],
+  ['dead-letters', 'dead-letters', 'Dead letters'],
+  ['providers', 'providers', 'Providers'],
 ] as const;
 
 export function layout(frame: Frame, active: string, title: string, body: string): string {
@@ -78,8 +80,8 @@ export function layout(frame: Frame, active: string, title: string, body: string
 <meta name="console-token" content="${esc(frame.token)}">
 <meta name="console-read-only" content="${frame.readOnly ? '1' : '0'}">
 <title>${esc(title)} · webhook-inbox</title>
-<link rel="stylesheet" href="/assets/console.css">
-<script src="/assets/console.js" defer></script>
+<link rel="stylesheet" href="assets/console.css">
+<script src="assets/console.js" defer></script>
 </head><body>
 <header><span class="brand">webhook-inbox</span><nav>${nav}</nav>
 <span class="target">${esc(frame.target)}${frame.readOnly ? ' <span class="badge badge-dim">read-only</span>' : ''}</span></header>

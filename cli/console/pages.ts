@@ -68,7 +68,7 @@ export function deliveriesPage(
   page: DeliveryPage,
   limit: DeliveryQuery['limit'],
 ): string {
-  const filters = `<form class="filters" method="get" action="/deliveries">
+  const filters = `<form class="filters" method="get" action="deliveries">
 ${select(
   'provider',
   'Provider',
@@ -89,7 +89,7 @@ ${select(
 )}
 <label>Before (UTC) <input type="datetime-local" name="until" value="${esc(form.until)}"></label>
 <label class="grow">Search <input type="search" name="q" value="${esc(form.q)}" placeholder="dedup key, key prefix (6+) or delivery id"></label>
-<button type="submit">Filter</button> <a class="button secondary" href="/deliveries">Clear</a>
+<button type="submit">Filter</button> <a class="button secondary" href="deliveries">Clear</a>
 </form>`;
   const rows = page.records.map((r) => [
     time(r.receivedAt),
@@ -101,10 +101,10 @@ ${select(
     deliveryLink(r.provider, r.dedupKey, r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey),
   ]);
   const next = page.cursor
-    ? `<a class="button secondary" href="/deliveries${esc(query({ ...form, cursor: page.cursor }))}">Next ${limit} →</a>`
+    ? `<a class="button secondary" href="deliveries${esc(query({ ...form, cursor: page.cursor }))}">Next ${limit} →</a>`
     : '';
   const first = form.cursor
-    ? `<a class="button secondary" href="/deliveries${esc(query({ ...form, cursor: undefined }))}">← Newest</a>`
+    ? `<a class="button secondary" href="deliveries${esc(query({ ...form, cursor: undefined }))}">← Newest</a>`
     : '';
   return layout(
     frame,
@@ -247,7 +247,7 @@ ${
     : ''
 }
 ${payload}
-<p><a href="/deliveries${esc(query({ provider: key.provider }))}">← ${esc(record.provider)} deliveries</a></p>`,
+<p><a href="deliveries${esc(query({ provider: key.provider }))}">← ${esc(record.provider)} deliveries</a></p>`,
   );
 }
 
@@ -345,5 +345,5 @@ ${secrets}${rotate}</section>`;
 }
 
 export function messagePage(frame: Frame, title: string, text: string): string {
-  return layout(frame, '', title, `<p>${esc(text)}</p><p><a href="/deliveries">Deliveries</a></p>`);
+  return layout(frame, '', title, `<p>${esc(text)}</p><p><a href="deliveries">Deliveries</a></p>`);
 }

@@ -2,6 +2,10 @@
 // operator's own AWS credentials' view of the inbox, so it answers only on loopback, only to a caller
 // that holds this launch's token, and only to requests a link or another site cannot forge: mutations
 // are POSTs that carry the token in a header, which a cross-site form or <img> cannot set.
+//
+// Cookies are kept apart by host and path, never by port: a cookie for 127.0.0.1 with `Path=/` goes to
+// every other server the browser visits on 127.0.0.1. So the whole console lives under a random path
+// chosen per launch (`/c/<random>/`), its cookie is scoped to that path, and nothing outside it answers.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
@@ -14,6 +18,23 @@ export function tokenCookieName(port: number): string {
 /** 32 random bytes as URL-safe text: printed once, in the URL the operator opens. */
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
+}
+
+/**
+ * The path the console is served under for one launch, `/c/<random>/`. Another local server sees the
+ * cookie only for a request under this path, which it cannot guess (128 bits).
+ */
+export function newBasePath(): string {
+  return `/c/${randomBytes(16).toString('base64url')}/`;
+}
+
+/**
+ * The console's own path for a request path, `/` for the base itself (with or without its trailing
+ * slash); undefined for a path outside the base, which no route serves.
+ */
+export function consolePath(pathname: string, basePath: string): string | undefined {
+  if (pathname === basePath.slice(0, -1)) return '/';
+  return pathname.startsWith(basePath) ? `/${pathname.slice(basePath.length)}` : undefined;
 }
 
 /** Constant time for equal lengths; a length mismatch says nothing about the token's characters. */
@@ -45,11 +66,15 @@ function headerToken(request: IncomingMessage): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export type Gate = { kind: 'allow'; setCookie: boolean } | { kind: 'refuse'; status: 401 | 403 | 405 | 415 };
+export type Gate =
+  | { kind: 'allow'; setCookie: boolean }
+  | { kind: 'refuse'; status: 401 | 403 | 404 | 405 | 415 };
 
 export interface GateInput {
   token: string;
   port: number;
+  /** This launch's `/c/<random>/` (newBasePath). */
+  basePath: string;
   readOnly: boolean;
   /** A route that changes something (redrive, replay, purge, rotate). */
   mutation: boolean;
@@ -58,12 +83,13 @@ export interface GateInput {
 }
 
 /**
- * The security rules, in order. Pages take the token from `?token=` once (the answer sets an HttpOnly,
+ * The security rules, in order. Outside the base path there is nothing, token or not: 404. Pages take the token from `?token=` once (the answer sets an HttpOnly,
  * SameSite=Strict cookie) or from that cookie; the API takes it from the header only; a mutation must be
  * a POST with a JSON body and the header, and is refused outright in read-only mode.
  */
 export function gate(request: IncomingMessage, url: URL, input: GateInput): Gate {
   if (!allowedHost(request.headers.host, input.port)) return { kind: 'refuse', status: 403 };
+  if (consolePath(url.pathname, input.basePath) === undefined) return { kind: 'refuse', status: 404 };
   if (input.mutation) {
     if (request.method !== 'POST') return { kind: 'refuse', status: 405 };
     if (!sameToken(input.token, headerToken(request))) return { kind: 'refuse', status: 401 };
@@ -100,6 +126,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-export function tokenCookie(token: string, port: number): string {
-  return `${tokenCookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+/** Sent only under this launch's base path: other ports' servers on 127.0.0.1 never see it. */
+export function tokenCookie(token: string, port: number, basePath: string): string {
+  return `${tokenCookieName(port)}=${token}; HttpOnly; SameSite=Strict; Path=${basePath}`;
 }

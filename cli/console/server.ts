@@ -1,5 +1,5 @@
-// The console's HTTP server: Node's own, on 127.0.0.1 only, in the CLI's process. Every request passes
-// the gate (security.ts) before a route runs; routes render pages (pages.ts) or answer JSON, and the
+// The console's HTTP server: Node's own, on 127.0.0.1 only, in the CLI's process, under a random path
+// per launch (security.ts says why). Every request passes the gate (security.ts) before a route runs; routes render pages (pages.ts) or answer JSON, and the
 // mutations call ConsoleOperations, the same adapters the CLI commands use.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +7,7 @@ import { InvalidCursorError } from '../../lambdas/adapters/dynamo-inbox-listing'
 import { INBOX_STATUSES, type InboxStatus } from '../../lambdas/core/inbox';
 import { describeError, UsageError } from '../shared/output';
 import { CLIENT_SCRIPT, STYLES } from './assets';
+import { type BackendSource, isConnectionRefused, UnavailableError } from './backend-source';
 import type { ConsoleOperations, RedriveScope } from './console-operations';
 import type { DeliveryQuery } from './deliveries-source';
 import type { Frame } from './html';
@@ -20,7 +21,7 @@ import {
   providersPage,
   RANGES,
 } from './pages';
-import { gate, SECURITY_HEADERS, tokenCookie } from './security';
+import { consolePath, gate, newBasePath, SECURITY_HEADERS, tokenCookie } from './security';
 
 /** What the server needs from the inbox: ConsoleOperations, or a stand-in in the security tests. */
 export type ConsoleBackend = Pick<
@@ -44,13 +45,19 @@ export interface ConsoleOptions {
   port: number;
   readOnly: boolean;
   token: string;
-  backend: ConsoleBackend;
+  /** The `/c/<random>/` every page, asset and API call is under; a fresh one when not given. */
+  basePath?: string;
+  /** The inbox: one backend (a stack, a stand-in), or a source that finds it again per request (local). */
+  backend: ConsoleBackend | BackendSource;
 }
 
 export interface RunningConsole {
   /** The address the server listens on: always 127.0.0.1. */
   address: string;
   port: number;
+  /** The `/c/<random>/` the console is served under. */
+  basePath: string;
+  /** What the operator opens: the base path with `?token=`. */
   url: string;
   close(): Promise<void>;
 }
@@ -61,6 +68,8 @@ const MAX_BODY_BYTES = 64 * 1024;
 interface Route {
   api: boolean;
   mutation: boolean;
+  /** False for what is served without the inbox (the assets): they load even when it is not running. */
+  inbox?: false;
   handle(context: Context): Promise<void>;
 }
 
@@ -68,6 +77,8 @@ interface Context {
   request: IncomingMessage;
   response: ServerResponse;
   url: URL;
+  /** The absolute prefix of this launch, for redirects; pages link relative to it. */
+  basePath: string;
   frame: Frame;
   backend: ConsoleBackend;
   jobs: Jobs;
@@ -144,8 +155,9 @@ const ROUTES: Record<string, Route> = {
   '/': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => {
-      c.response.writeHead(303, { ...SECURITY_HEADERS, location: '/deliveries' });
+      c.response.writeHead(303, { ...SECURITY_HEADERS, location: `${c.basePath}deliveries` });
       c.response.end();
     },
   },
@@ -193,16 +205,19 @@ const ROUTES: Record<string, Route> = {
   '/favicon.ico': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 204, undefined, ''),
   },
   '/assets/console.css': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 200, 'text/css; charset=utf-8', STYLES),
   },
   '/assets/console.js': {
     api: false,
     mutation: false,
+    inbox: false,
     handle: async (c) => send(c.response, 200, 'text/javascript; charset=utf-8', CLIENT_SCRIPT),
   },
   '/api/payload': {
@@ -258,6 +273,7 @@ function route(path: string): Route | undefined {
     return {
       api: true,
       mutation: false,
+      inbox: false,
       handle: async (c) => {
         const job = c.jobs.get(path.slice('/api/jobs/'.length));
         if (!job) throw new HttpError(404, 'no such job');
@@ -288,21 +304,28 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
 
 export function startConsoleServer(options: ConsoleOptions): Promise<RunningConsole> {
   const jobs = new Jobs();
-  const frame: Frame = {
-    target: options.backend.target.description,
+  const basePath = options.basePath ?? newBasePath();
+  const source: BackendSource | undefined = 'current' in options.backend ? options.backend : undefined;
+  const fixed = 'current' in options.backend ? undefined : options.backend;
+  /** The page frame, whose header names the request's target, else the one last found. */
+  const frame = (backend?: ConsoleBackend): Frame => ({
+    target: (backend ?? fixed)?.target.description ?? (source as BackendSource).description,
     token: options.token,
     readOnly: options.readOnly,
-  };
+  });
   let port = options.port;
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
-    const found = route(url.pathname);
+    // Outside the base path, `path` matches no route and the gate answers 404.
+    const path = consolePath(url.pathname, basePath) ?? '';
+    const found = route(path);
     const verdict = gate(request, url, {
       token: options.token,
       port,
+      basePath,
       readOnly: options.readOnly,
       mutation: found?.mutation ?? false,
-      api: found?.api ?? url.pathname.startsWith('/api/'),
+      api: found?.api ?? path.startsWith('/api/'),
     });
     if (verdict.kind === 'refuse') {
       request.resume();
@@ -314,30 +337,62 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       url.searchParams.delete('token');
       response.writeHead(303, {
         ...SECURITY_HEADERS,
-        'set-cookie': tokenCookie(options.token, port),
-        // One leading slash: `/.//evil.example/x` normalises to `//evil.example/x`, which a browser
-        // reads as another host.
-        location: `/${url.pathname.replace(/^\/+/, '')}${url.search}`,
+        'set-cookie': tokenCookie(options.token, port, basePath),
+        // Always under the base path, never `//...`: `/.//evil.example/x` normalises to
+        // `//evil.example/x`, which a browser would read as another host.
+        location: `${basePath}${path.replace(/^\/+/, '')}${url.search}`,
       });
       response.end();
       return;
     }
-    const context = { request, response, url, frame, backend: options.backend, jobs, body: {} } as Context;
+    const context = {
+      request,
+      response,
+      url,
+      basePath,
+      frame: frame(),
+      jobs,
+      body: {},
+    } as Context;
     try {
       if (!found) throw new HttpError(404, 'not found');
       if (found.mutation) context.body = await readBody(request);
-      await found.handle(context);
+      if (found.inbox !== false) {
+        context.backend = fixed ?? (await (source as BackendSource).current());
+        context.frame = frame(context.backend);
+      }
+      try {
+        await found.handle(context);
+      } catch (error) {
+        if (!source || !isConnectionRefused(error) || response.headersSent) throw error;
+        // The instance these clients point at is gone: find the running one (or say there is none), and
+        // read again from it. A mutation is not repeated: the operator sees the page and decides.
+        context.backend = await source.current(true);
+        context.frame = frame(context.backend);
+        if (found.mutation)
+          throw new UnavailableError('the local inbox was restarted during the call: try again');
+        await found.handle(context);
+      }
     } catch (error) {
       // A tampered or foreign cursor is the request's fault, as `deliveries list --cursor` says (exit 2).
       const badInput = error instanceof UsageError || error instanceof InvalidCursorError;
-      const status = error instanceof HttpError ? error.status : badInput ? 400 : 500;
-      const message = error instanceof HttpError || badInput ? error.message : describeError(error);
+      const known = error instanceof HttpError || error instanceof UnavailableError || badInput;
+      const status =
+        error instanceof HttpError
+          ? error.status
+          : error instanceof UnavailableError
+            ? 503
+            : badInput
+              ? 400
+              : 500;
+      const message = known ? (error as Error).message : describeError(error);
       if (response.headersSent) {
         response.end();
       } else if (found?.api) {
         json(context, { error: message }, status);
       } else {
-        html(context, messagePage(frame, status === 404 ? 'Not found' : 'Error', message), status);
+        const title = status === 404 ? 'Not found' : status === 503 ? 'Unavailable' : 'Error';
+        html(context, messagePage(frame(), title, message), status);
       }
     }
   });
@@ -349,7 +404,8 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
       resolve({
         address: bound.address,
         port,
-        url: `http://127.0.0.1:${port}/?token=${options.token}`,
+        basePath,
+        url: `http://127.0.0.1:${port}${basePath}?token=${options.token}`,
         close: () =>
           new Promise((done) => {
             server.close(() => done());

@@ -64,7 +64,7 @@ function startConsole(): Promise<string> {
     const timer = setTimeout(() => reject(new Error(`console did not start:\n${output}`)), CLI_TIMEOUT_MS);
     const read = (chunk: string) => {
       output += chunk;
-      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(output)?.[0];
+      const url = /http:\/\/127\.0\.0\.1:\d+\/\S*\?token=[\w-]+/.exec(output)?.[0];
       if (url) {
         clearTimeout(timer);
         resolve(url);
@@ -204,7 +204,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
         (s) => s === 'processed',
       ),
     ).toBe('processed');
-    await page.goto(new URL(`/delivery?provider=mobazha&key=${deadKey}`, consoleUrl).href);
+    await page.goto(new URL(`delivery?provider=mobazha&key=${deadKey}`, consoleUrl).href);
     await reloadUntil('processed', '.subtitle');
     await shows('#timeline', 'redriven');
     // Only the selection moved: the other group's dead letter is still in the DLQ.
@@ -214,7 +214,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('replays a processed delivery and shows the replay on its record', async () => {
-    await page.goto(new URL(`/delivery?provider=mobazha&key=${processedKey}`, consoleUrl).href);
+    await page.goto(new URL(`delivery?provider=mobazha&key=${processedKey}`, consoleUrl).href);
     await shows('.subtitle .badge', 'processed');
     await page.click('button[data-action=replay]');
     await shows('#notice', 'Replayed');
@@ -228,19 +228,18 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('refuses a request without the token, and a POST whose token is only in the URL', async () => {
-    const origin = new URL(consoleUrl).origin;
     const token = new URL(consoleUrl).searchParams.get('token') as string;
-    const bare = await fetch(`${origin}/deliveries`, { redirect: 'manual' });
+    const bare = await fetch(new URL('deliveries', consoleUrl), { redirect: 'manual' });
     expect(bare.status).toBe(401);
     expect(await bare.text()).toBe('');
-    const byQuery = await fetch(`${origin}/api/replay?token=${token}`, {
+    const byQuery = await fetch(new URL(`api/replay?token=${token}`, consoleUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ provider: 'mobazha', key: processedKey }),
     });
     expect(byQuery.status).toBe(401);
     // In the page, holding the cookie: an API call without the header is refused too.
-    const fromPage = await page.evaluate(async () => (await fetch('/api/jobs/none')).status);
+    const fromPage = await page.evaluate(async () => (await fetch('api/jobs/none')).status);
     expect(fromPage).toBe(401);
     expect((await table.get(`mobazha#${processedKey}`))?.replays).toBe(1);
   });

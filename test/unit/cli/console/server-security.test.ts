@@ -4,54 +4,9 @@
 // a refused request is proven never to have reached one.
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupDeadLetters } from '../../../../cli/console/console-operations';
 import { newToken, sameToken } from '../../../../cli/console/security';
-import { type ConsoleBackend, type RunningConsole, startConsoleServer } from '../../../../cli/console/server';
-import { InvalidCursorError } from '../../../../lambdas/adapters/dynamo-inbox-listing';
-import type { InboxRecord } from '../../../../lambdas/core/inbox';
-
-const deadLetter: InboxRecord = {
-  pk: 'mobazha#evt_1',
-  provider: 'mobazha',
-  dedupKey: 'evt_1',
-  payloadSha256: 'ab'.repeat(32),
-  status: 'dead-lettered',
-  receivedAt: '2026-12-01T10:00:00.000Z',
-  deadLetteredAt: '2026-12-01T10:00:01.000Z',
-  attempts: 1,
-  lastErrorCode: 'downstream_rejected',
-  expiresAt: 2_000_000_000,
-};
-
-function fakeBackend(calls: string[]): ConsoleBackend {
-  const mutation = (name: string) => async () => {
-    calls.push(name);
-    return 'done';
-  };
-  return {
-    target: { description: 'a stand-in', kind: 'local' },
-    config: { providers: { mobazha: {} } },
-    dlqName: 'webhook-inbox-dlq',
-    deliveries: {
-      page: async (query: { cursor?: string }) => {
-        if (query.cursor === 'tampered') throw new InvalidCursorError('not a cursor of this listing');
-        return { records: [deadLetter] };
-      },
-      get: async () => deadLetter,
-    },
-    dlqCounts: async () => ({ visible: 1, inFlight: 0, delayed: 0 }),
-    deadLetterGroups: async () => groupDeadLetters([deadLetter]),
-    providers: async () => [],
-    reveal: async () => Buffer.from('{"secret":"payload"}'),
-    redrive: mutation('redrive'),
-    purge: mutation('purge'),
-    rotate: mutation('rotate'),
-    replay: async () => {
-      calls.push('replay');
-      return { kind: 'replayed', messageId: 'm-1' };
-    },
-  } as unknown as ConsoleBackend;
-}
+import { type RunningConsole, startConsoleServer } from '../../../../cli/console/server';
+import { fakeBackend } from '../../../support/console-backend';
 
 interface Answer {
   status: number;
@@ -109,11 +64,54 @@ describe('the console server', () => {
     await readOnly?.close();
   });
 
-  it('listens on 127.0.0.1 only, and prints a URL with a fresh random token', () => {
+  it('listens on 127.0.0.1 only, and prints a URL under a random base path with a fresh random token', () => {
     expect(server.address).toBe('127.0.0.1');
-    expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${token}`);
+    expect(server.basePath).toMatch(/^\/c\/[A-Za-z0-9_-]{22}\/$/);
+    expect(readOnly.basePath).not.toBe(server.basePath);
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}${server.basePath}?token=${token}`);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(newToken()).not.toBe(token);
+  });
+
+  it('answers nothing outside its base path: 404 with an empty body, even with the token', async () => {
+    const cookie = `webhook_inbox_console_${server.port}=${token}`;
+    for (const path of [
+      '/',
+      `/?token=${token}`,
+      '/deliveries',
+      `/deliveries?token=${token}`,
+      '/assets/console.js',
+      '/c/',
+      `${readOnly.basePath}deliveries`,
+      `${server.basePath.slice(0, -2)}/deliveries`,
+    ]) {
+      const answer = await call(server.port, path, { headers: { cookie, 'x-console-token': token } });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body, path).toBe('');
+      expect(answer.headers['set-cookie'], path).toBeUndefined();
+    }
+    const mutation = await call(server.port, '/api/redrive', {
+      method: 'POST',
+      headers: { ...JSON_TYPE, 'x-console-token': token },
+      body: JSON.stringify({ scope: 'all' }),
+    });
+    expect(mutation.status).toBe(404);
+    expect(calls).toEqual([]);
+  });
+
+  it('links every page, form, asset and API call relative to the base path', async () => {
+    const cookie = { cookie: `webhook_inbox_console_${server.port}=${token}` };
+    for (const path of ['deliveries', 'dead-letters', 'providers', 'delivery?provider=mobazha&key=evt_1']) {
+      const page = await call(server.port, `${server.basePath}${path}`, { headers: cookie });
+      expect(page.status, path).toBe(200);
+      expect(page.body, path).toMatch(/href="assets\/console\.css"/);
+      // An absolute path would leave the base path, where nothing answers.
+      expect(page.body, path).not.toMatch(/(href|src|action)="\//);
+    }
+    const script = await call(server.port, `${server.basePath}assets/console.js`, { headers: cookie });
+    expect(script.status).toBe(200);
+    expect(script.body).toContain("'api/");
+    expect(script.body).not.toMatch(/['"`]\/api\//);
   });
 
   it('compares tokens whole: a prefix, a longer text or another token does not pass', () => {
@@ -126,49 +124,70 @@ describe('the console server', () => {
 
   it('answers 401 with an empty body to every page, asset, API call and unknown path without the token', async () => {
     for (const path of [
-      '/',
-      '/deliveries',
-      '/dead-letters',
-      '/assets/console.js',
-      '/api/payload?provider=mobazha&key=evt_1',
-      '/api/jobs/x',
-      '/nowhere',
+      '',
+      'deliveries',
+      'dead-letters',
+      'assets/console.js',
+      'api/payload?provider=mobazha&key=evt_1',
+      'api/jobs/x',
+      'nowhere',
     ]) {
-      const answer = await call(server.port, path);
+      const answer = await call(server.port, `${server.basePath}${path}`);
       expect(answer.status, path).toBe(401);
       expect(answer.body, path).toBe('');
     }
-    const wrong = await call(server.port, `/deliveries?token=${newToken()}`);
+    const wrong = await call(server.port, `${server.basePath}deliveries?token=${newToken()}`);
     expect(wrong.status).toBe(401);
-    const wrongCookie = await call(server.port, '/deliveries', {
+    const wrongCookie = await call(server.port, `${server.basePath}deliveries`, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${newToken()}` },
     });
     expect(wrongCookie.status).toBe(401);
     // Cookies are shared across ports: another console's cookie, even with this token, is not this one's.
-    const otherConsole = await call(server.port, '/deliveries', {
+    const otherConsole = await call(server.port, `${server.basePath}deliveries`, {
       headers: { cookie: `webhook_inbox_console_${readOnly.port}=${token}` },
     });
     expect(otherConsole.status).toBe(401);
   });
 
   it('never redirects the token off to another host: a path that normalises to //host stays on this one', async () => {
-    for (const path of ['/.//evil.example/x', '//evil.example/x', '/./\\evil.example/x']) {
+    const base = server.basePath;
+    for (const path of [`${base}.//evil.example/x`, `${base}/evil.example/x`, `${base}./\\evil.example/x`]) {
       const first = await call(server.port, `${path}?token=${token}`);
-      expect(first.status).toBe(303);
-      const location = String(first.headers.location);
-      expect(new URL(location, `http://127.0.0.1:${server.port}`).host).toBe(`127.0.0.1:${server.port}`);
+      expect(first.status, path).toBe(303);
+      const location = new URL(String(first.headers.location), `http://127.0.0.1:${server.port}`);
+      expect(location.host, path).toBe(`127.0.0.1:${server.port}`);
+      expect(location.pathname.startsWith(base), path).toBe(true);
+    }
+    for (const path of ['/.//evil.example/x', '//evil.example/x', '/./\\evil.example/x']) {
+      const outside = await call(server.port, `${path}?token=${token}`);
+      expect(outside.status, path).toBe(404);
+      expect(outside.headers.location, path).toBeUndefined();
     }
   });
 
   it('takes a page token from the URL once, answering with an HttpOnly SameSite=Strict cookie and a URL without it', async () => {
-    const first = await call(server.port, `/deliveries?status=failed&token=${token}`);
+    const first = await call(server.port, `${server.basePath}deliveries?status=failed&token=${token}`);
     expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/deliveries?status=failed');
+    expect(first.headers.location).toBe(`${server.basePath}deliveries?status=failed`);
     const cookie = String(first.headers['set-cookie']);
     expect(cookie).toContain(`webhook_inbox_console_${server.port}=${token}`);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
-    const page = await call(server.port, '/deliveries?status=failed', {
+    // Scoped to this launch's base path: other servers on 127.0.0.1 are sent it only under that path.
+    expect(cookie).toContain(`Path=${server.basePath}`);
+    expect(cookie).not.toMatch(/Path=\/(;|$)/);
+    const root = await call(server.port, `${server.basePath}?token=${token}`);
+    expect(root.status).toBe(303);
+    expect(root.headers.location).toBe(server.basePath);
+    // The base without its trailing slash is the base: the cookie's path is then set with the slash.
+    const bare = await call(server.port, `${server.basePath.slice(0, -1)}?token=${token}`);
+    expect(bare.status).toBe(303);
+    expect(bare.headers.location).toBe(server.basePath);
+    const home = await call(server.port, server.basePath, {
+      headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
+    });
+    expect(home.headers.location).toBe(`${server.basePath}deliveries`);
+    const page = await call(server.port, `${server.basePath}deliveries?status=failed`, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
     expect(page.status).toBe(200);
@@ -176,7 +195,7 @@ describe('the console server', () => {
   });
 
   it('takes an API token from the header only: the cookie a browser attaches by itself is not enough', async () => {
-    const path = '/api/payload?provider=mobazha&key=evt_1';
+    const path = `${server.basePath}api/payload?provider=mobazha&key=evt_1`;
     const byCookie = await call(server.port, path, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
@@ -189,22 +208,22 @@ describe('the console server', () => {
   });
 
   it('answers a tampered cursor 400, as the CLI refuses it, not 500', async () => {
-    const answer = await call(server.port, '/deliveries?cursor=tampered', {
+    const answer = await call(server.port, `${server.basePath}deliveries?cursor=tampered`, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
     expect(answer.status).toBe(400);
   });
 
   it('refuses another Host (DNS rebinding) even with the token, and accepts localhost', async () => {
-    const rebound = await call(server.port, '/api/jobs/x', {
+    const rebound = await call(server.port, `${server.basePath}api/jobs/x`, {
       headers: { host: `evil.example:${server.port}`, 'x-console-token': token },
     });
     expect(rebound.status).toBe(403);
-    const otherPort = await call(server.port, '/api/jobs/x', {
+    const otherPort = await call(server.port, `${server.basePath}api/jobs/x`, {
       headers: { host: `127.0.0.1:${server.port + 1}`, 'x-console-token': token },
     });
     expect(otherPort.status).toBe(403);
-    const local = await call(server.port, '/api/jobs/x', {
+    const local = await call(server.port, `${server.basePath}api/jobs/x`, {
       headers: { host: `localhost:${server.port}`, 'x-console-token': token },
     });
     expect(local.status).toBe(404);
@@ -214,10 +233,18 @@ describe('the console server', () => {
     const body = JSON.stringify({ scope: 'all' });
     const cookie = `webhook_inbox_console_${server.port}=${token}`;
     const refused = [
-      await call(server.port, '/api/redrive', { headers: { 'x-console-token': token } }),
-      await call(server.port, `/api/redrive?token=${token}`, { method: 'POST', headers: JSON_TYPE, body }),
-      await call(server.port, '/api/redrive', { method: 'POST', headers: { ...JSON_TYPE, cookie }, body }),
-      await call(server.port, '/api/redrive', {
+      await call(server.port, `${server.basePath}api/redrive`, { headers: { 'x-console-token': token } }),
+      await call(server.port, `${server.basePath}api/redrive?token=${token}`, {
+        method: 'POST',
+        headers: JSON_TYPE,
+        body,
+      }),
+      await call(server.port, `${server.basePath}api/redrive`, {
+        method: 'POST',
+        headers: { ...JSON_TYPE, cookie },
+        body,
+      }),
+      await call(server.port, `${server.basePath}api/redrive`, {
         method: 'POST',
         headers: { 'content-type': 'text/plain', 'x-console-token': token },
         body,
@@ -225,7 +252,7 @@ describe('the console server', () => {
     ];
     expect(refused.map((a) => a.status)).toEqual([405, 401, 401, 415]);
     expect(calls).toEqual([]);
-    const accepted = await call(server.port, '/api/redrive', {
+    const accepted = await call(server.port, `${server.basePath}api/redrive`, {
       method: 'POST',
       headers: { ...JSON_TYPE, 'x-console-token': token },
       body,
@@ -236,8 +263,8 @@ describe('the console server', () => {
   });
 
   it('in read-only mode refuses every mutation with 403 and renders no mutation control', async () => {
-    for (const path of ['/api/redrive', '/api/replay', '/api/purge', '/api/rotate']) {
-      const answer = await call(readOnly.port, path, {
+    for (const path of ['api/redrive', 'api/replay', 'api/purge', 'api/rotate']) {
+      const answer = await call(readOnly.port, `${readOnly.basePath}${path}`, {
         method: 'POST',
         headers: { ...JSON_TYPE, 'x-console-token': token },
         body: JSON.stringify({ scope: 'all', provider: 'mobazha', key: 'evt_1', confirm: 'purge' }),
@@ -246,12 +273,12 @@ describe('the console server', () => {
     }
     expect(readOnlyCalls).toEqual([]);
     const cookie = { cookie: `webhook_inbox_console_${readOnly.port}=${token}` };
-    for (const path of ['/dead-letters', '/delivery?provider=mobazha&key=evt_1', '/providers']) {
-      const page = await call(readOnly.port, path, { headers: cookie });
+    for (const path of ['dead-letters', 'delivery?provider=mobazha&key=evt_1', 'providers']) {
+      const page = await call(readOnly.port, `${readOnly.basePath}${path}`, { headers: cookie });
       expect(page.status, path).toBe(200);
       expect(page.body, path).not.toMatch(/data-action="(redrive|replay|purge|rotate)/);
     }
-    const writable = await call(server.port, '/dead-letters', {
+    const writable = await call(server.port, `${server.basePath}dead-letters`, {
       headers: { cookie: `webhook_inbox_console_${server.port}=${token}` },
     });
     expect(writable.body).toMatch(/data-action="redrive-group"/);
@@ -260,7 +287,7 @@ describe('the console server', () => {
 
   it('sends no CORS header, answers no preflight, and a strict CSP on every answer', async () => {
     const answers = [
-      await call(server.port, '/api/redrive', {
+      await call(server.port, `${server.basePath}api/redrive`, {
         method: 'OPTIONS',
         headers: {
           origin: 'https://evil.example',
@@ -268,11 +295,11 @@ describe('the console server', () => {
           'access-control-request-headers': 'x-console-token',
         },
       }),
-      await call(server.port, '/deliveries'),
-      await call(server.port, '/deliveries', {
+      await call(server.port, `${server.basePath}deliveries`),
+      await call(server.port, `${server.basePath}deliveries`, {
         headers: { cookie: `webhook_inbox_console_${server.port}=${token}`, origin: 'https://evil.example' },
       }),
-      await call(server.port, '/api/jobs/x', { headers: { 'x-console-token': token } }),
+      await call(server.port, `${server.basePath}api/jobs/x`, { headers: { 'x-console-token': token } }),
     ];
     expect(answers.map((a) => a.status)).toEqual([405, 401, 200, 404]);
     for (const answer of answers) {
