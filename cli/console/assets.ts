@@ -64,6 +64,8 @@ figure.trend { margin:0; border:1px solid var(--line); border-radius:6px; paddin
 figure.trend figcaption { font-size:13px; font-weight:600; margin-bottom:4px; }
 svg.chart { display:block; width:100%; height:auto; }
 svg.chart rect.bar:hover { opacity:.8; }
+table.trend-table th, table.trend-table td { padding:5px 8px; }
+table.trend-table th { white-space:normal; }
 p.note { background:var(--yellow-bg); color:var(--yellow); padding:6px 10px; border-radius:6px; }
 @media (max-width: 900px) { .trend-charts { grid-template-columns:1fr; } }
 `;

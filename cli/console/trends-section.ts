@@ -86,7 +86,7 @@ function byName(failures: Map<string, number[]>, names: readonly string[]): Char
 function rowsTable<O extends string>(
   part: TrendPart<O>,
   outcomes: readonly O[],
-  nameHead: string,
+  head: readonly [string, string],
   nowMs: number,
   link?: (name: string) => string,
 ): string {
@@ -99,7 +99,7 @@ function rowsTable<O extends string>(
       ? '<span class="dim">none</span>'
       : esc(formatAge(nowMs - row.oldestPendingMs)),
   ]);
-  return table([nameHead, 'Received', ...outcomes, 'Failed attempts', 'Oldest pending'], rows, '');
+  return table([...head, ...outcomes, 'Failed attempts', 'Oldest pending'], rows, '', ' class="trend-table"');
 }
 
 export function trendsSection(view: TrendsView, form: Record<string, string | undefined>): string {
@@ -165,18 +165,18 @@ export function trendsSection(view: TrendsView, form: Record<string, string | un
           byName(trends.destinations.failures, destinations),
           'no failed attempts',
         )}</div>
-${rowsTable(trends.destinations, COPY_OUTCOMES, 'Destination', trends.nowMs)}
+${rowsTable(trends.destinations, COPY_OUTCOMES, ['Destination', 'Copies'], trends.nowMs)}
 <p class="dim">A copy counts in the hour its delivery was received. Its record keeps the time of its last attempt only, so all its failed attempts are drawn there.</p>`;
   const units = Math.round(view.readUnits * 10) / 10;
   const cost = costPerThousandViews(view.readUnits);
   return `<section class="trends" id="trends">${head}
 <p class="dim">${esc(trends.counted)} deliveries received since ${esc(iso(trends.sinceMs).slice(0, 16).replace('T', ' '))} UTC${form.provider ? ` from ${esc(form.provider)}` : ''}, by their status now; failed attempts of those deliveries, when they failed.</p>
 ${cap}
-<div class="trend-charts">${received}${failures}</div>
-${rowsTable(trends.deliveries, OUTCOMES, 'Provider', trends.nowMs, (p) => `/deliveries${query({ provider: p, trend: window })}`)}
-<p class="dim" id="trends-duplicates">Duplicates are not shown: a provider's retry of a delivery is answered from its record without a write, so the inbox table holds no count of them. On AWS the verify function's DeliveryDuplicate metric counts them (all providers together).</p>
-<h2 id="destination-trends">By destination</h2>
-${destinationPart}
+<div id="provider-trends"><div class="trend-charts">${received}${failures}</div>
+${rowsTable(trends.deliveries, OUTCOMES, ['Provider', 'Received'], trends.nowMs, (p) => `/deliveries${query({ provider: p, trend: window })}`)}
+<p class="dim" id="trends-duplicates">Duplicates are not shown: a provider's retry of a delivery is answered from its record without a write, so the inbox table holds no count of them. On AWS the verify function's DeliveryDuplicate metric counts them (all providers together).</p></div>
+<div id="destination-trends"><h2>By destination</h2>
+${destinationPart}</div>
 <p class="dim" id="trends-cost">This view read ${esc(view.itemsRead.toLocaleString('en-US'))} index entries and records, ${esc(units)} read units as DynamoDB reported them: about $${esc(cost.toFixed(cost < 0.01 ? 4 : 2))} per 1,000 views at on-demand prices ($0.125 per million read units, us-east-1).</p>
 </section>`;
 }
