@@ -166,11 +166,12 @@ beforeAll(async () => {
   consoleUrl = await startConsole();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  // Reported by the page itself: a blocked inline style or script, a refused image.
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      console.error(`csp-violation ${event.violatedDirective} ${event.blockedURI}`);
-    });
+  // Reported by the page itself: a blocked inline style or script, a refused image. A string, run in the
+  // page: this file is type-checked without the DOM's types.
+  await page.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (event) => {
+      console.error('csp-violation ' + event.violatedDirective + ' ' + event.blockedURI);
+    });`,
   });
   page.on('console', (message) => {
     if (message.type() === 'error' || /content security policy/i.test(message.text()))
@@ -245,10 +246,8 @@ describe('the trends in a browser', { timeout: 120_000 }, () => {
       expect((box?.x ?? 0) + (box?.width ?? 0), id).toBeLessThanOrEqual(800);
       expect(box?.width, id).toBeGreaterThan(500);
     }
-    const widest = await page.evaluate(() =>
-      Math.max(
-        ...[...document.querySelectorAll('#trends table')].map((t) => t.getBoundingClientRect().right),
-      ),
+    const widest = await page.evaluate(
+      `Math.max(...[...document.querySelectorAll('#trends table')].map((t) => t.getBoundingClientRect().right))`,
     );
     expect(widest).toBeLessThanOrEqual(800);
   });
