@@ -174,8 +174,10 @@ const ROUTES: Record<string, Route> = {
         }),
       );
       const nowMs = Date.now();
-      const page = await c.backend.deliveries.page(deliveriesQuery(form, nowMs));
-      const trends = await deliveriesTrends(c, form, nowMs);
+      const [page, trends] = await Promise.all([
+        c.backend.deliveries.page(deliveriesQuery(form, nowMs)),
+        deliveriesTrends(c, form, nowMs),
+      ]);
       html(
         c,
         deliveriesPage(c.frame, Object.keys(c.backend.config.providers), form, page, PAGE_SIZE, trends),
