@@ -55,6 +55,19 @@ form.purge, form.rotate { display:flex; gap:8px; margin-top:8px; }
 #notice.error, p.error { background:var(--red-bg); color:var(--red); padding:8px 12px; border-radius:6px; }
 progress { width:160px; }
 @media (max-width: 900px) { .columns { grid-template-columns:1fr; } }
+
+/* Trends (trends-section.ts): the charts are inline SVG with their colours in attributes. */
+.trends { margin:4px 0 20px; }
+.trend-switch { font-weight:400; font-size:13px; margin-left:12px; }
+.trend-charts { display:grid; grid-template-columns:repeat(auto-fit, minmax(520px, 1fr)); gap:12px 16px; margin:8px 0; }
+figure.trend { margin:0; border:1px solid var(--line); border-radius:6px; padding:8px 10px; min-width:0; }
+figure.trend figcaption { font-size:13px; font-weight:600; margin-bottom:4px; }
+svg.chart { display:block; width:100%; height:auto; }
+svg.chart rect.bar:hover { opacity:.8; }
+table.trend-table th, table.trend-table td { padding:5px 8px; }
+table.trend-table th { white-space:normal; }
+p.note { background:var(--yellow-bg); color:var(--yellow); padding:6px 10px; border-radius:6px; }
+@media (max-width: 900px) { .trend-charts { grid-template-columns:1fr; } }
 `;
 
 export const CLIENT_SCRIPT = `'use strict';

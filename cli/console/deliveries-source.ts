@@ -68,6 +68,31 @@ export class DeliveriesSource {
     return { records, ...(cursor === undefined ? {} : { cursor }), ...(note === undefined ? {} : { note }) };
   }
 
+  /**
+   * The deliveries received in a window, newest first, for the trends: one listing of the index over the
+   * window (every status), stopped at `cap` records. What it read is returned with them, for the page's
+   * cost line; `truncated` says the cap left older deliveries of the window unread.
+   */
+  async windowRecords(query: {
+    provider?: string;
+    sinceMs: number;
+    untilMs: number;
+    cap: number;
+  }): Promise<{ records: InboxRecord[]; truncated: boolean; itemsRead: number; readUnits: number }> {
+    const page = await this.inbox.listPage({
+      ...(query.provider === undefined ? {} : { provider: query.provider }),
+      sinceMs: query.sinceMs,
+      untilMs: query.untilMs,
+      limit: query.cap,
+    });
+    return {
+      records: page.records,
+      truncated: page.cursor !== undefined,
+      itemsRead: page.itemsRead,
+      readUnits: page.readUnits,
+    };
+  }
+
   /** Every dead-lettered delivery, newest first, from the inbox index. */
   deadLettered(limit = DEAD_LETTER_LIMIT): Promise<InboxRecord[]> {
     return this.everyPage({ status: 'dead-lettered' }, limit);

@@ -67,6 +67,8 @@ export function deliveriesPage(
   form: DeliveriesForm,
   page: DeliveryPage,
   limit: DeliveryQuery['limit'],
+  /** The trends section (trends-section.ts), drawn between the filters and the listing. */
+  trends = '',
 ): string {
   const filters = `<form class="filters" method="get" action="deliveries">
 ${select(
@@ -111,6 +113,7 @@ ${select(
     'deliveries',
     'Deliveries',
     `${filters}
+${trends}
 ${table(
   ['Received (UTC)', 'Provider', 'Event', 'Status', 'Failed attempts', 'Last error', 'Dedup key'],
   rows,

@@ -22,6 +22,9 @@ import {
   RANGES,
 } from './pages';
 import { consolePath, gate, newBasePath, SECURITY_HEADERS, tokenCookie } from './security';
+import { trendWindow } from './trends';
+import { readTrends } from './trends-read';
+import { trendsSection } from './trends-section';
 
 /** What the server needs from the inbox: ConsoleOperations, or a stand-in in the security tests. */
 export type ConsoleBackend = Pick<
@@ -134,6 +137,17 @@ function deliveriesQuery(form: DeliveriesForm, nowMs: number): DeliveryQuery {
   };
 }
 
+/**
+ * The trends section, on the listing's first page only: a search or a later page is looking for one
+ * delivery, and each view of the trends reads up to TREND_READ_CAP records.
+ */
+async function deliveriesTrends(c: Context, form: DeliveriesForm, nowMs: number): Promise<string> {
+  if (form.cursor || form.q) return '';
+  const window = trendWindow(param(c.url, 'trend'));
+  const view = await readTrends(c.backend.deliveries, window, nowMs, form.provider);
+  return trendsSection(view, { ...form, trend: window });
+}
+
 function redriveScope(body: Record<string, unknown>): RedriveScope {
   switch (body.scope) {
     case 'all':
@@ -171,8 +185,15 @@ const ROUTES: Record<string, Route> = {
           return value === undefined ? [] : [[name, value]];
         }),
       );
-      const page = await c.backend.deliveries.page(deliveriesQuery(form, Date.now()));
-      html(c, deliveriesPage(c.frame, Object.keys(c.backend.config.providers), form, page, PAGE_SIZE));
+      const nowMs = Date.now();
+      const [page, trends] = await Promise.all([
+        c.backend.deliveries.page(deliveriesQuery(form, nowMs)),
+        deliveriesTrends(c, form, nowMs),
+      ]);
+      html(
+        c,
+        deliveriesPage(c.frame, Object.keys(c.backend.config.providers), form, page, PAGE_SIZE, trends),
+      );
     },
   },
   '/delivery': {
