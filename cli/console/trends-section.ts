@@ -108,7 +108,7 @@ export function trendsSection(view: TrendsView, form: Record<string, string | un
     .map((w) =>
       w === window
         ? `<strong aria-current="true">${esc(TREND_WINDOWS[w].label)}</strong>`
-        : `<a href="/deliveries${esc(query({ ...form, cursor: undefined, trend: w }))}">${esc(TREND_WINDOWS[w].label)}</a>`,
+        : `<a href="deliveries${esc(query({ ...form, cursor: undefined, trend: w }))}">${esc(TREND_WINDOWS[w].label)}</a>`,
     )
     .join(' · ');
   const head = `<h2>Trends, last ${esc(TREND_WINDOWS[window].label)} <span class="trend-switch">${switchLinks}</span></h2>`;
@@ -173,7 +173,7 @@ ${rowsTable(trends.destinations, COPY_OUTCOMES, ['Destination', 'Copies'], trend
 <p class="dim">${esc(trends.counted)} deliveries received since ${esc(iso(trends.sinceMs).slice(0, 16).replace('T', ' '))} UTC${form.provider ? ` from ${esc(form.provider)}` : ''}, by their status now; failed attempts of those deliveries, when they failed.</p>
 ${cap}
 <div id="provider-trends"><div class="trend-charts">${received}${failures}</div>
-${rowsTable(trends.deliveries, OUTCOMES, ['Provider', 'Received'], trends.nowMs, (p) => `/deliveries${query({ provider: p, trend: window })}`)}
+${rowsTable(trends.deliveries, OUTCOMES, ['Provider', 'Received'], trends.nowMs, (p) => `deliveries${query({ provider: p, trend: window })}`)}
 <p class="dim" id="trends-duplicates">Duplicates are not shown: a provider's retry of a delivery is answered from its record without a write, so the inbox table holds no count of them. On AWS the verify function's DeliveryDuplicate metric counts them (all providers together).</p></div>
 <div id="destination-trends"><h2>By destination</h2>
 ${destinationPart}</div>

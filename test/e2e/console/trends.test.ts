@@ -4,7 +4,6 @@
 // page's CSP reports no violation and nothing is fetched from elsewhere, and the charts fit an 800 px
 // window. With UPDATE_SCREENSHOTS=1 it writes docs/images/console-trends.png and
 // docs/images/console-destination-trends.png.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -18,7 +17,8 @@ import {
 import type { InboxRecord, InboxStatus } from '../../../lambdas/core/inbox';
 import type { LocalInbox } from '../../../local/local-inbox';
 import { inboxRecord, writeRecords } from '../../support/inbox-records';
-import { BIN, CLI_TIMEOUT_MS, makeProject, REPO, startInstance } from '../cli/helpers';
+import { makeProject, REPO, startInstance } from '../cli/helpers';
+import { type ConsoleProcess, startConsoleProcess } from './console-process';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO, 'docs', 'images') : undefined;
@@ -27,7 +27,7 @@ const MINUTE = 60_000;
 
 const project = makeProject();
 let inbox: LocalInbox;
-let consoleProcess: ChildProcess | undefined;
+let consoleProcess: ConsoleProcess | undefined;
 let consoleUrl: string;
 let browser: Browser;
 let page: Page;
@@ -119,33 +119,6 @@ async function drawnBars(): Promise<number[]> {
   return Promise.all(CHART_IDS.map((id) => page.locator(`svg#${id} rect.bar`).count()));
 }
 
-/** `webhook-inbox console` in the project folder; resolves with the URL it prints. */
-function startConsole(): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.INIT_CWD;
-  const child = spawn(process.execPath, [BIN, 'console', '--port', '0'], {
-    cwd: project.dir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  consoleProcess = child;
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`console did not start:\n${output}`)), CLI_TIMEOUT_MS);
-    const read = (chunk: string) => {
-      output += chunk;
-      const url = /http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(output)?.[0];
-      if (url) {
-        clearTimeout(timer);
-        resolve(url);
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', read);
-    child.stderr.setEncoding('utf8').on('data', read);
-    child.on('exit', (code) => reject(new Error(`console exited ${code}:\n${output}`)));
-  });
-}
-
 /** Loads a page and the bars expected at its time: either side of the load, in case an hour turned. */
 async function open(url: string, window: TrendWindow): Promise<number[][]> {
   const before = expectedBars(window, Date.now());
@@ -163,7 +136,8 @@ beforeAll(async () => {
   inbox = await startInstance(project.dir);
   seeded.push(...seed(Date.now()));
   await writeRecords(inbox.clients.dynamodb, inbox.state.tableName, seeded);
-  consoleUrl = await startConsole();
+  consoleProcess = await startConsoleProcess(project.dir);
+  consoleUrl = consoleProcess.url;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // Reported by the page itself: a blocked inline style or script, a refused image. A string, run in the
@@ -184,7 +158,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (consoleProcess?.pid !== undefined && consoleProcess.exitCode === null) consoleProcess.kill('SIGTERM');
+  consoleProcess?.stop();
   await inbox?.stop();
   project.remove();
 }, 60_000);
