@@ -20,6 +20,7 @@ import {
   providersPage,
   RANGES,
 } from './pages';
+import { replayDestinations } from './replay-destinations';
 import { gate, SECURITY_HEADERS, tokenCookie } from './security';
 
 /** What the server needs from the inbox: ConsoleOperations, or a stand-in in the security tests. */
@@ -37,7 +38,10 @@ export type ConsoleBackend = Pick<
   | 'rotate'
 > & {
   reveal(provider: string, dedupKey: string): Promise<Buffer | undefined>;
-  replay(provider: string, dedupKey: string): Promise<{ kind: string; reason?: string; messageId?: string }>;
+  replay(
+    provider: string,
+    dedupKey: string,
+  ): Promise<{ kind: string; reason?: string; messageId?: string; destinations?: string[] }>;
 };
 
 export interface ConsoleOptions {
@@ -154,7 +158,7 @@ const ROUTES: Record<string, Route> = {
     mutation: false,
     handle: async (c) => {
       const form: DeliveriesForm = Object.fromEntries(
-        ['provider', 'status', 'range', 'until', 'q', 'cursor'].flatMap((name) => {
+        ['provider', 'status', 'range', 'until', 'q', 'cursor', 'prev'].flatMap((name) => {
           const value = param(c.url, name);
           return value === undefined ? [] : [[name, value]];
         }),
@@ -174,7 +178,7 @@ const ROUTES: Record<string, Route> = {
         html(c, messagePage(c.frame, 'Not found', 'No such delivery in the inbox index.'), 404);
         return;
       }
-      html(c, deliveryPage(c.frame, record));
+      html(c, deliveryPage(c.frame, record, replayDestinations(c.backend.config, record)));
     },
   },
   '/dead-letters': {

@@ -30,7 +30,7 @@ function fakeBackend(calls: string[]): ConsoleBackend {
   };
   return {
     target: { description: 'a stand-in', kind: 'local' },
-    config: { providers: { mobazha: {} } },
+    config: { providers: { mobazha: {} }, destinations: {} },
     dlqName: 'webhook-inbox-dlq',
     deliveries: {
       page: async (query: { cursor?: string }) => {
