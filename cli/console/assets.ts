@@ -43,7 +43,9 @@ button:disabled { opacity:.45; cursor:not-allowed; }
 .actions { display:flex; gap:10px; align-items:center; margin:8px 0 12px; }
 .pager { display:flex; gap:12px; align-items:center; justify-content:flex-end; }
 .subtitle { color:var(--dim); margin-top:-6px; }
-.columns { display:grid; grid-template-columns:minmax(320px, 1fr) minmax(320px, 1fr); gap:24px; }
+.columns { display:grid; grid-template-columns:minmax(0, 1fr) minmax(0, 1fr); gap:24px; }
+/* A note may hold an error detail: a URL or a code with no space in it. */
+#timeline td:last-child { overflow-wrap:anywhere; }
 dl.details { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; margin:0; }
 dl.details dt { color:var(--dim); } dl.details dd { margin:0; overflow-wrap:anywhere; }
 .masked { padding:10px 12px; border:1px dashed var(--line); border-radius:6px; color:var(--dim); display:flex; gap:12px; align-items:center; }

@@ -363,7 +363,8 @@ function providerSecrets(p: ProviderView, nowMs: number, shared: SharedNotes): s
               `<div><span class="dim">${esc(s.label)}</span> <span class="mono">${esc(s.masked)}</span>${s.createdMs === undefined ? '' : ` <span class="dim">${esc(formatAge(nowMs - s.createdMs))} old</span>`}</div>`,
           )
           .join('');
-  return `${versions}<div class="dim small">${esc(p.previousUse.text)}</div>${
+  const use = p.previousUse.text === shared.previousUse ? '' : p.previousUse.text;
+  return `${versions}${use ? `<div class="dim small">${esc(use)}</div>` : ''}${
     p.store !== undefined && p.store === shared.store
       ? ''
       : `<div class="dim small">in <span class="mono">${esc(p.location)}</span></div>`
@@ -371,16 +372,26 @@ function providerSecrets(p: ProviderView, nowMs: number, shared: SharedNotes): s
 }
 
 /** What every provider's row would say alike (local mode's one secrets file), said once above the table. */
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
 interface SharedNotes {
   store?: string;
   ageNote?: string;
+  /** How much the previous secrets are used: one figure for every provider on a stack (the metric's). */
+  previousUse?: string;
 }
 
 function sharedNotes(providers: readonly ProviderView[]): SharedNotes {
   const only = <T>(values: T[]) => (new Set(values).size === 1 ? values[0] : undefined);
   const store = only(providers.map((p) => p.store));
   const ageNote = only(providers.map((p) => p.ageNote));
-  return { ...(store === undefined ? {} : { store }), ...(ageNote === undefined ? {} : { ageNote }) };
+  const withPrevious = providers.filter((p) => p.secrets.length > 1);
+  const previousUse = withPrevious.length > 1 ? only(withPrevious.map((p) => p.previousUse.text)) : undefined;
+  return {
+    ...(store === undefined ? {} : { store }),
+    ...(ageNote === undefined ? {} : { ageNote }),
+    ...(previousUse ? { previousUse } : {}),
+  };
 }
 
 /** One row a provider: its endpoint and where to register it, its secrets, and the rotate form. */
@@ -403,7 +414,8 @@ export function providersPage(frame: Frame, providers: readonly ProviderView[], 
     'providers',
     'Providers',
     `${shared.store ? `<p class="subtitle">Secrets are kept in <span class="mono">${esc(shared.store)}</span>, under each provider's id.</p>` : ''}
-${shared.ageNote ? `<p class="subtitle">${esc(shared.ageNote[0]?.toUpperCase())}${esc(shared.ageNote.slice(1))}.</p>` : ''}
+${shared.ageNote ? `<p class="subtitle">${esc(sentence(shared.ageNote))}</p>` : ''}
+${shared.previousUse ? `<p class="subtitle">Previous secrets: ${esc(shared.previousUse)}.</p>` : ''}
 ${table(
   [
     'Provider',
