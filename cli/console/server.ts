@@ -178,7 +178,8 @@ const ROUTES: Record<string, Route> = {
         html(c, messagePage(c.frame, 'Not found', 'No such delivery in the inbox index.'), 404);
         return;
       }
-      html(c, deliveryPage(c.frame, record, replayDestinations(c.backend.config, record)));
+      // The target's config: a local instance's --forward-to destinations are in it, not in cdk.json's.
+      html(c, deliveryPage(c.frame, record, replayDestinations(c.backend.target.config, record)));
     },
   },
   '/dead-letters': {

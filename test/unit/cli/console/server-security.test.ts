@@ -29,8 +29,8 @@ function fakeBackend(calls: string[]): ConsoleBackend {
     return 'done';
   };
   return {
-    target: { description: 'a stand-in', kind: 'local' },
-    config: { providers: { mobazha: {} }, destinations: {} },
+    target: { description: 'a stand-in', kind: 'local', config: { destinations: {} } },
+    config: { providers: { mobazha: {} } },
     dlqName: 'webhook-inbox-dlq',
     deliveries: {
       page: async (query: { cursor?: string }) => {
