@@ -8,9 +8,10 @@ import {
   whoAmI,
 } from '../operations/replay-deliveries';
 import type { Target } from '../shared/target-types';
+import { replayDestinations } from './replay-destinations';
 
 export type ReplayAnswer =
-  | { kind: 'replayed'; messageId: string }
+  | { kind: 'replayed'; messageId: string; destinations: string[] }
   | { kind: 'refused'; reason: string; message: string };
 
 /** Replays for one console launch: the target is opened and the operator named once. */
@@ -23,7 +24,12 @@ export function replayer(target: Target): (provider: string, dedupKey: string) =
     }));
     const { replayTarget, by } = await opened;
     const outcome = await replayOne(replayTarget, provider, dedupKey, by === undefined ? {} : { by });
-    if (outcome.kind === 'replayed') return { kind: 'replayed', messageId: outcome.messageId };
+    if (outcome.kind === 'replayed')
+      return {
+        kind: 'replayed',
+        messageId: outcome.messageId,
+        destinations: replayDestinations(target.config, outcome.record),
+      };
     if (outcome.kind === 'refused')
       return {
         kind: 'refused',

@@ -43,7 +43,9 @@ button:disabled { opacity:.45; cursor:not-allowed; }
 .actions { display:flex; gap:10px; align-items:center; margin:8px 0 12px; }
 .pager { display:flex; gap:12px; align-items:center; justify-content:flex-end; }
 .subtitle { color:var(--dim); margin-top:-6px; }
-.columns { display:grid; grid-template-columns:minmax(320px, 1fr) minmax(320px, 1fr); gap:24px; }
+.columns { display:grid; grid-template-columns:minmax(0, 1fr) minmax(0, 1fr); gap:24px; }
+/* A note may hold an error detail: a URL or a code with no space in it. */
+#timeline td:last-child { overflow-wrap:anywhere; }
 dl.details { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; margin:0; }
 dl.details dt { color:var(--dim); } dl.details dd { margin:0; overflow-wrap:anywhere; }
 .masked { padding:10px 12px; border:1px dashed var(--line); border-radius:6px; color:var(--dim); display:flex; gap:12px; align-items:center; }
@@ -54,7 +56,36 @@ form.purge, form.rotate { display:flex; gap:8px; margin-top:8px; }
 #notice { padding:8px 12px; border-radius:6px; margin:0 0 12px; background:var(--cyan-bg); }
 #notice.error, p.error { background:var(--red-bg); color:var(--red); padding:8px 12px; border-radius:6px; }
 progress { width:160px; }
-@media (max-width: 900px) { .columns { grid-template-columns:1fr; } }
+/* The hidden attribute wins over a class that sets display (.masked is a flex box). */
+[hidden] { display:none !important; }
+.small { font-size:12.5px; }
+.error-text { color:var(--red); }
+code.copy { overflow-wrap:anywhere; }
+dialog { border:1px solid var(--line); border-radius:8px; padding:4px 20px 12px; max-width:min(560px, calc(100vw - 32px)); color:var(--fg); }
+dialog::backdrop { background:rgba(31,35,40,.35); }
+.result { padding:8px 12px; border-radius:6px; margin:0 0 12px; background:var(--green-bg); overflow-wrap:anywhere; }
+.result.error { background:var(--red-bg); color:var(--red); }
+#providers td:first-child { white-space:nowrap; }
+#providers form.rotate { margin-top:0; flex-wrap:wrap; }
+/* Wide enough for the longest placeholder, "the secret the provider issued". */
+#providers form.rotate input { width:18em; max-width:100%; }
+/* An 800 px window: columns stack, headers and long values wrap, tables marked .stack become one block a row. */
+@media (max-width: 900px) {
+  .columns { grid-template-columns:1fr; }
+  header { flex-wrap:wrap; gap:4px 16px; padding:8px 12px; }
+  main { padding:12px 12px 32px; }
+  th { white-space:normal; }
+  th, td { padding:6px 6px; }
+  td .mono, td code { overflow-wrap:anywhere; }
+  /* A key in a list is a link to its page: the start of it is enough to tell rows apart. */
+  td a.mono { display:inline-block; max-width:13ch; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; vertical-align:bottom; }
+  /* Secondary: the Last error column says a delivery failed, its page says how often. */
+  #deliveries th:nth-child(5), #deliveries td:nth-child(5) { display:none; }
+  table.stack thead { display:none; }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display:block; }
+  table.stack tr { border-bottom:1px solid var(--line); padding:6px 0; }
+  table.stack td { border-bottom:0; padding:2px 6px; }
+}
 
 /* Trends (trends-section.ts): the charts are inline SVG with their colours in attributes. */
 .trends { margin:4px 0 20px; }
@@ -90,6 +121,18 @@ export const CLIENT_SCRIPT = `'use strict';
     try { answer = await response.json(); } catch { answer = {}; }
     if (!response.ok && answer.kind !== 'refused') throw new Error(answer.error || 'HTTP ' + response.status);
     return answer;
+  };
+  // A result in its own box under the actions, with a link to load the page again when it changed something.
+  const report = (box, text, isError, reload) => {
+    box.replaceChildren(document.createTextNode(text));
+    if (reload) {
+      const link = document.createElement('a');
+      link.href = location.href;
+      link.textContent = 'Reload';
+      box.append(' ', link);
+    }
+    box.className = isError ? 'result error' : 'result';
+    box.hidden = false;
   };
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -164,10 +207,30 @@ export const CLIENT_SCRIPT = `'use strict';
       const answer = await call('GET', 'api/payload' + query);
       showPayload(answer.base64, answer.bytes);
     },
+    // Asks first (the page's dialog says where the delivery goes), then says what happened on the page.
     replay: async (button) => {
-      const answer = await call('POST', 'api/replay', { provider: button.dataset.provider, key: button.dataset.key });
-      if (answer.kind === 'replayed') { say('Replayed: message ' + answer.messageId + '. Reloading…'); await sleep(800); location.reload(); }
-      else say('Replay refused (' + answer.reason + '): ' + answer.message, true);
+      const dialog = document.getElementById('replay-confirm');
+      const result = document.getElementById('replay-result');
+      dialog.returnValue = '';
+      const closed = new Promise((resolve) => dialog.addEventListener('close', () => resolve(dialog.returnValue), { once: true }));
+      dialog.showModal();
+      if ((await closed) !== 'confirm') { report(result, 'Replay cancelled: nothing was sent.', false); return; }
+      report(result, 'Replaying…', false);
+      let answer;
+      try {
+        answer = await call('POST', 'api/replay', { provider: button.dataset.provider, key: button.dataset.key });
+      } catch (error) {
+        report(result, 'Replay failed: ' + error.message, true);
+        return;
+      }
+      if (answer.kind === 'replayed') {
+        const to = answer.destinations && answer.destinations.length > 0
+          ? 'the processor sends it to ' + answer.destinations.join(', ')
+          : "no destination's filter matches it: the processor sends it nowhere";
+        report(result, 'Replayed ' + button.dataset.provider + ' delivery ' + button.dataset.key + ': message ' + answer.messageId + ' is on the main queue; ' + to + '. The timeline shows the replay once the processor has taken it.', false, true);
+      } else {
+        report(result, 'Replay refused (' + answer.reason + '): ' + answer.message, true);
+      }
     },
     redrive: async (button) => follow(await call('POST', 'api/redrive', { scope: 'selection', keys: [button.dataset.keys] }), button),
     'redrive-group': async (button) => follow(await call('POST', 'api/redrive', { scope: 'group', provider: button.dataset.provider, errorCode: button.dataset.errorCode }), button),
@@ -190,6 +253,8 @@ export const CLIENT_SCRIPT = `'use strict';
     },
   };
   document.addEventListener('click', async (event) => {
+    const closer = event.target.closest && event.target.closest('dialog button[data-close]');
+    if (closer) { closer.closest('dialog').close(closer.dataset.close); return; }
     const button = event.target.closest && event.target.closest('button[data-action]');
     if (!button) return;
     const run = actions[button.dataset.action];

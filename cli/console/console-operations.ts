@@ -44,6 +44,8 @@ export interface ProviderView {
   where: string;
   issuer: 'provider' | 'you';
   location: string;
+  /** The local secrets file, which holds every provider's secrets under its id; none on a stack. */
+  store?: string;
   secrets: SecretView[];
   /** What is known about the ages when they are not per version (local mode's file). */
   ageNote?: string;
@@ -197,6 +199,7 @@ export class ConsoleOperations {
         location,
         secrets,
         ...(this.target.kind === 'local' ? { ageNote: this.localAgeNote() } : {}),
+        ...(this.target.kind === 'local' && this.secretsFile ? { store: this.secretsFile } : {}),
         previousUse: await this.previousUse(secrets.length > 1, usedCount),
       };
     } catch (error) {

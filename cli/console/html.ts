@@ -29,6 +29,14 @@ export function statusBadge(status: string): string {
   return `<span class="badge badge-${INBOX_COLOURS[status] ?? 'plain'}">${esc(status)}</span>`;
 }
 
+/**
+ * Escaped, with a line-break opportunity after each `.`, `_`, `-` and `/`: an event type or an error code
+ * in a narrow column wraps between its parts rather than mid-word or past the window's edge.
+ */
+export function breakable(value: unknown): string {
+  return esc(value).replace(/([._/-])/g, '$1<wbr>');
+}
+
 export function dash(value: unknown): string {
   return value === undefined || value === '' ? '<span class="dim">-</span>' : esc(value);
 }

@@ -8,6 +8,7 @@ import { formatAge } from '../shared/output';
 import type { DeadLetterGroup, ProviderView } from './console-operations';
 import { type DeliveryPage, type DeliveryQuery, INDEX_LAG_NOTE, MIN_PREFIX } from './deliveries-source';
 import {
+  breakable,
   dash,
   deliveryLink,
   details,
@@ -19,12 +20,15 @@ import {
   table,
   time,
 } from './html';
+import { type PagePosition, pageLinks } from './pager';
 
 /** A record field the inbox type may not name yet (lastErrorDetail, written by the processor's newer code). */
 function field(record: InboxRecord, name: string): string | number | undefined {
   const value = (record as unknown as Record<string, unknown>)[name];
   return typeof value === 'string' || typeof value === 'number' ? value : undefined;
 }
+
+const breakableOrDash = (value: string | undefined) => (value ? breakable(value) : dash(undefined));
 
 const epochText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
@@ -43,6 +47,8 @@ export interface DeliveriesForm {
   until?: string;
   q?: string;
   cursor?: string;
+  /** The cursors of the pages before this one (pager.ts). */
+  prev?: string;
 }
 
 /** The search as it is looked up: trimmed, without the ellipsis a shortened key is shown with. */
@@ -95,19 +101,28 @@ ${select(
 </form>`;
   const rows = page.records.map((r) => [
     time(r.receivedAt),
-    esc(r.provider),
-    dash(r.eventType),
+    breakable(r.provider),
+    breakableOrDash(r.eventType),
     statusBadge(r.status),
     `<span class="num">${esc(r.attempts ?? 0)}</span>`,
-    dash(r.lastErrorCode),
+    breakableOrDash(r.lastErrorCode),
     deliveryLink(r.provider, r.dedupKey, r.dedupKey.length > 32 ? `${r.dedupKey.slice(0, 31)}…` : r.dedupKey),
   ]);
-  const next = page.cursor
-    ? `<a class="button secondary" href="deliveries${esc(query({ ...form, cursor: page.cursor }))}">Next ${limit} →</a>`
+  const links = pageLinks(form, page.cursor);
+  // Relative, so the links keep whatever path the console is served under.
+  const pageHref = (at: PagePosition | undefined) =>
+    `deliveries${esc(query({ ...form, cursor: at?.cursor, prev: at?.prev }))}`;
+  const next = links.next
+    ? `<a class="button secondary" rel="next" href="${pageHref(links.next)}">Next ${limit} →</a>`
     : '';
-  const first = form.cursor
-    ? `<a class="button secondary" href="deliveries${esc(query({ ...form, cursor: undefined }))}">← Newest</a>`
+  const previous = links.previous
+    ? `<a class="button secondary" rel="prev" href="${pageHref(links.previous)}">← Previous</a>`
     : '';
+  // The newest page, unless Previous leads there already.
+  const first =
+    form.cursor && (links.previous === undefined || links.previous.cursor !== undefined)
+      ? `<a class="button secondary" href="${pageHref(undefined)}">⇤ Newest</a>`
+      : '';
   return layout(
     frame,
     'deliveries',
@@ -123,7 +138,7 @@ ${table(
     : 'No deliveries match.',
   ' id="deliveries"',
 )}
-<div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${next}</div>
+<div class="pager"><span class="dim">${page.records.length} shown, newest first</span> ${first} ${previous} ${next}</div>
 ${page.note ? `<p class="dim" id="index-note">Note: ${esc(page.note)}.</p>` : ''}`,
   );
 }
@@ -178,7 +193,22 @@ export function timeline(record: InboxRecord): TimelineEntry[] {
   return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-export function deliveryPage(frame: Frame, record: InboxRecord): string {
+/** What the replay dialog says happens: the bytes go back on the queue, and on to these destinations. */
+function replayDialog(record: InboxRecord, destinations: readonly string[]): string {
+  const where =
+    destinations.length === 0
+      ? "No destination's filter matches it now: the processor marks it processed and sends it nowhere."
+      : `The processor runs it again and sends it to ${destinations.map((d) => `<strong>${esc(d)}</strong>`).join(', ')}, including any that had it already.`;
+  return `<dialog id="replay-confirm" aria-labelledby="replay-title">
+<h2 id="replay-title">Replay this delivery?</h2>
+<p>The archived body of ${esc(record.provider)} delivery <span class="mono">${esc(record.dedupKey)}</span>${record.eventType ? ` (${esc(record.eventType)})` : ''} goes back on the main queue with the same dedup key and delivery id.</p>
+<p>${where}</p>
+<div class="actions"><button class="secondary" data-close="cancel" autofocus>Cancel</button><button data-close="confirm">Replay</button></div>
+</dialog>`;
+}
+
+/** `replayTo`: where a replay of it goes now (replay-destinations.ts), for the confirmation. */
+export function deliveryPage(frame: Frame, record: InboxRecord, replayTo: readonly string[] = []): string {
   const key = { provider: record.provider, key: record.dedupKey };
   const archived = record.archiveBody !== undefined || record.archiveRef !== undefined;
   const actions = frame.readOnly
@@ -192,7 +222,9 @@ ${
     : ''
 }
 <span class="job" hidden><progress max="1" value="0"></progress> <span class="job-text"></span></span>
-</div>`;
+</div>
+${archived ? replayDialog(record, replayTo) : ''}
+<div id="replay-result" class="result" role="status" hidden></div>`;
   const detail = field(record, 'lastErrorDetail');
   const recordPairs: [string, string][] = [
     ['provider', esc(record.provider)],
@@ -266,8 +298,8 @@ export function deadLettersPage(
   const total = all.length - stranded;
   const ro = frame.readOnly;
   const groupRows = groups.map((g) => [
-    esc(g.provider),
-    `<span class="mono">${esc(g.errorCode)}</span>`,
+    breakable(g.provider),
+    `<span class="mono">${breakable(g.errorCode)}</span>`,
     `<span class="num">${esc(g.count)}</span>`,
     esc(formatAge(nowMs - g.oldestMs)),
     ro
@@ -284,9 +316,9 @@ export function deadLettersPage(
       r.status === 'dead-lettered'
         ? statusBadge(r.status)
         : `${statusBadge(r.status)} <span class="dim" title="given up without a mark: its message is in the DLQ or gone; redrive it, or open it to replay">stranded</span>`,
-      esc(r.provider),
-      dash(r.eventType),
-      `<span class="mono">${esc(r.lastErrorCode ?? 'unknown')}</span>`,
+      breakable(r.provider),
+      breakableOrDash(r.eventType),
+      `<span class="mono">${breakable(r.lastErrorCode ?? 'unknown')}</span>`,
       deliveryLink(
         r.provider,
         r.dedupKey,
@@ -318,33 +350,87 @@ ${purge}`,
   );
 }
 
-export function providersPage(frame: Frame, providers: readonly ProviderView[], nowMs = Date.now()): string {
-  const cards = providers.map((p) => {
-    const secrets = table(
-      ['Secret', 'Value', 'Age'],
-      p.secrets.map((s) => [
-        esc(s.label),
-        `<span class="mono">${esc(s.masked)}</span>`,
-        s.createdMs === undefined ? dash(undefined) : esc(formatAge(nowMs - s.createdMs)),
-      ]),
-      'No secret: every delivery fails closed.',
-    );
-    const rotate = frame.readOnly
+/** The provider's id, and its signing scheme where that is not the same word. */
+function providerName(p: ProviderView): string {
+  return `<strong>${esc(p.id)}</strong>${p.scheme === p.id ? '' : `<div class="dim small">scheme ${esc(p.scheme)}</div>`}`;
+}
+
+function providerSecrets(p: ProviderView, nowMs: number, shared: SharedNotes): string {
+  if (p.error) return `<p class="error">${esc(p.error)}</p>`;
+  const versions =
+    p.secrets.length === 0
+      ? '<div class="error-text">No secret: every delivery fails closed.</div>'
+      : p.secrets
+          .map(
+            (s) =>
+              `<div><span class="dim">${esc(s.label)}</span> <span class="mono">${esc(s.masked)}</span>${s.createdMs === undefined ? '' : ` <span class="dim">${esc(formatAge(nowMs - s.createdMs))} old</span>`}</div>`,
+          )
+          .join('');
+  const use = p.previousUse.text === shared.previousUse ? '' : p.previousUse.text;
+  return `${versions}${use ? `<div class="dim small">${esc(use)}</div>` : ''}${
+    p.store !== undefined && p.store === shared.store
       ? ''
-      : `<form class="rotate" data-provider="${esc(p.id)}"><input type="password" name="value" autocomplete="off" placeholder="${p.issuer === 'provider' ? 'the secret the provider issued' : 'empty: a random one'}" aria-label="new ${esc(p.id)} secret">
-<button data-action="rotate">Rotate</button></form>`;
-    return `<section class="card" id="provider-${esc(p.id)}"><h2>${esc(p.id)} <span class="dim">${esc(p.scheme)}</span></h2>
-${p.error ? `<p class="error">${esc(p.error)}</p>` : ''}
-${details([
-  ['endpoint URL', `<code class="copy">${esc(p.url)}</code>`],
-  ['register it', esc(p.where)],
-  ['secrets in', `<span class="mono">${esc(p.location)}</span>`],
-  ['previous secret', esc(p.previousUse.text)],
-  ...(p.ageNote ? [['ages', esc(p.ageNote)] as const] : []),
-])}
-${secrets}${rotate}</section>`;
+      : `<div class="dim small">in <span class="mono">${esc(p.location)}</span></div>`
+  }${p.ageNote && p.ageNote !== shared.ageNote ? `<div class="dim small">${esc(p.ageNote)}</div>` : ''}`;
+}
+
+/** What every provider's row would say alike (local mode's one secrets file), said once above the table. */
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+
+interface SharedNotes {
+  store?: string;
+  ageNote?: string;
+  /** How much the previous secrets are used: one figure for every provider on a stack (the metric's). */
+  previousUse?: string;
+}
+
+function sharedNotes(providers: readonly ProviderView[]): SharedNotes {
+  const only = <T>(values: T[]) => (new Set(values).size === 1 ? values[0] : undefined);
+  const store = only(providers.map((p) => p.store));
+  const ageNote = only(providers.map((p) => p.ageNote));
+  const withPrevious = providers.filter((p) => p.secrets.length > 1);
+  const previousUse = withPrevious.length > 1 ? only(withPrevious.map((p) => p.previousUse.text)) : undefined;
+  return {
+    ...(store === undefined ? {} : { store }),
+    ...(ageNote === undefined ? {} : { ageNote }),
+    ...(previousUse ? { previousUse } : {}),
+  };
+}
+
+/** One row a provider: its endpoint and where to register it, its secrets, and the rotate form. */
+export function providersPage(frame: Frame, providers: readonly ProviderView[], nowMs = Date.now()): string {
+  const shared = sharedNotes(providers);
+  const rows = providers.map((p) => {
+    const cells = [
+      `<span id="provider-${esc(p.id)}">${providerName(p)}</span>`,
+      `<code class="copy">${esc(p.url)}</code><div class="small">${esc(p.where)}</div>`,
+      providerSecrets(p, nowMs, shared),
+    ];
+    if (!frame.readOnly) {
+      cells.push(`<form class="rotate" data-provider="${esc(p.id)}"><input type="password" name="value" autocomplete="off" placeholder="${p.issuer === 'provider' ? 'the secret the provider issued' : 'empty: a random one'}" aria-label="new ${esc(p.id)} secret">
+<button data-action="rotate">Rotate</button></form>`);
+    }
+    return cells;
   });
-  return layout(frame, 'providers', 'Providers', cards.join('\n'));
+  return layout(
+    frame,
+    'providers',
+    'Providers',
+    `${shared.store ? `<p class="subtitle">Secrets are kept in <span class="mono">${esc(shared.store)}</span>, under each provider's id.</p>` : ''}
+${shared.ageNote ? `<p class="subtitle">${esc(sentence(shared.ageNote))}</p>` : ''}
+${shared.previousUse ? `<p class="subtitle">Previous secrets: ${esc(shared.previousUse)}.</p>` : ''}
+${table(
+  [
+    'Provider',
+    'Endpoint URL, and where to register it',
+    'Secrets',
+    ...(frame.readOnly ? [] : ['Rotate the secret']),
+  ],
+  rows,
+  'No providers configured.',
+  ' id="providers" class="stack"',
+)}`,
+  );
 }
 
 export function messagePage(frame: Frame, title: string, text: string): string {

@@ -21,6 +21,7 @@ import {
   providersPage,
   RANGES,
 } from './pages';
+import { replayDestinations } from './replay-destinations';
 import { consolePath, gate, newBasePath, SECURITY_HEADERS, tokenCookie } from './security';
 import { trendWindow } from './trends';
 import { readTrends } from './trends-read';
@@ -41,7 +42,10 @@ export type ConsoleBackend = Pick<
   | 'rotate'
 > & {
   reveal(provider: string, dedupKey: string): Promise<Buffer | undefined>;
-  replay(provider: string, dedupKey: string): Promise<{ kind: string; reason?: string; messageId?: string }>;
+  replay(
+    provider: string,
+    dedupKey: string,
+  ): Promise<{ kind: string; reason?: string; messageId?: string; destinations?: string[] }>;
 };
 
 export interface ConsoleOptions {
@@ -180,7 +184,7 @@ const ROUTES: Record<string, Route> = {
     mutation: false,
     handle: async (c) => {
       const form: DeliveriesForm = Object.fromEntries(
-        ['provider', 'status', 'range', 'until', 'q', 'cursor'].flatMap((name) => {
+        ['provider', 'status', 'range', 'until', 'q', 'cursor', 'prev'].flatMap((name) => {
           const value = param(c.url, name);
           return value === undefined ? [] : [[name, value]];
         }),
@@ -207,7 +211,8 @@ const ROUTES: Record<string, Route> = {
         html(c, messagePage(c.frame, 'Not found', 'No such delivery in the inbox index.'), 404);
         return;
       }
-      html(c, deliveryPage(c.frame, record));
+      // The target's config: a local instance's --forward-to destinations are in it, not in cdk.json's.
+      html(c, deliveryPage(c.frame, record, replayDestinations(c.backend.target.config, record)));
     },
   },
   '/dead-letters': {

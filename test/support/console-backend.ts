@@ -25,7 +25,7 @@ export function fakeBackend(calls: string[], reveals: string[] = []): ConsoleBac
     return 'done';
   };
   return {
-    target: { description: 'a stand-in', kind: 'local' },
+    target: { description: 'a stand-in', kind: 'local', config: { destinations: {} } },
     config: { providers: { mobazha: {} } },
     dlqName: 'webhook-inbox-dlq',
     deliveries: {

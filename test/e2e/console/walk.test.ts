@@ -1,13 +1,15 @@
 // The console in a real browser (Debian's Chromium through playwright-core), against a local instance, as
 // an operator would use it: find a dead letter by filtering, reveal its payload, redrive it and watch it
-// become processed, replay a processed delivery and see the replay recorded, and be refused without the
-// token. With UPDATE_SCREENSHOTS=1 it writes the README's screenshots (docs/images/).
+// become processed, replay a processed delivery after confirming and see the replay recorded, be refused
+// without the token, page back and forth, read the Providers page, and use every page in an 800 px window.
+// With UPDATE_SCREENSHOTS=1 it writes the README's screenshots (docs/images/).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { loadProjectConfig } from '../../../config/load';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { defineEvent, EVENT_HANDLERS, PermanentError } from '../../../lambdas/events';
@@ -75,6 +77,20 @@ function startConsole(): Promise<string> {
     child.on('exit', (code) => reject(new Error(`console exited ${code}:\n${output}`)));
   });
 }
+
+/**
+ * Run in the page (as text: the tests' types have no DOM): the rotate inputs whose placeholder is wider
+ * than the box that shows it, so the browser cuts it.
+ */
+const CUT_PLACEHOLDERS = `(() => {
+  const context = document.createElement('canvas').getContext('2d');
+  return [...document.querySelectorAll('form.rotate input')].flatMap((input) => {
+    const style = getComputedStyle(input);
+    context.font = style.font;
+    const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return context.measureText(input.placeholder).width > room ? [input.placeholder] : [];
+  });
+})()`;
 
 /** Waits until the element shows `text` (a page updated by its script, or one still loading), then checks it. */
 async function shows(selector: string, text: string): Promise<void> {
@@ -187,6 +203,10 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     expect(await page.content()).not.toContain('order.paid"');
     await page.click('button[data-action=reveal]');
     await shows('#payload-body', '"type": "order.paid"');
+    // Once shown, the placeholder that said it was masked is gone.
+    expect(await page.locator('#payload-masked').isVisible()).toBe(false);
+    // biome-ignore lint/performance/useDomNodeTextContent: what shows is the point, and a hidden box's text is still in the DOM
+    expect(await page.locator('main').innerText()).not.toContain('masked');
   });
 
   it('lists it on the dead letters page by provider and error, and redrives it until it is processed', async () => {
@@ -213,11 +233,23 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await shows('#groups', 'demo_permanent_failure');
   });
 
-  it('replays a processed delivery and shows the replay on its record', async () => {
+  it('asks before a replay: Cancel sends nothing, Replay replays and says what it did', async () => {
     await page.goto(new URL(`delivery?provider=mobazha&key=${processedKey}`, consoleUrl).href);
     await shows('.subtitle .badge', 'processed');
+    const dialog = page.locator('#replay-confirm');
     await page.click('button[data-action=replay]');
-    await shows('#notice', 'Replayed');
+    expect(await dialog.isVisible()).toBe(true);
+    await shows('#replay-confirm', 'handlers');
+    await page.click('#replay-confirm button[data-close=cancel]');
+    expect(await dialog.isVisible()).toBe(false);
+    await shows('#replay-result', 'Replay cancelled: nothing was sent.');
+    expect((await table.get(`mobazha#${processedKey}`))?.replays).toBeUndefined();
+    await page.click('button[data-action=replay]');
+    await page.click('#replay-confirm button[data-close=confirm]');
+    await shows('#replay-result', `Replayed mobazha delivery ${processedKey}: message `);
+    await shows('#replay-result', 'the processor sends it to handlers');
+    // The result stays on the page: nothing reloads it away.
+    expect(page.url()).toContain(processedKey);
     const replayed = await eventually(
       () => table.get(`mobazha#${processedKey}`),
       (r) => r?.status === 'processed' && r.replays === 1,
@@ -242,5 +274,77 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     const fromPage = await page.evaluate(async () => (await fetch('api/jobs/none')).status);
     expect(fromPage).toBe(401);
     expect((await table.get(`mobazha#${processedKey}`))?.replays).toBe(1);
+  });
+
+  it('pages back with Previous to the same deliveries, and the first page has none', async () => {
+    // Enough github deliveries for two pages of 50.
+    const keys: string[] = [];
+    for (let batch = 0; batch < 11; batch++) {
+      keys.push(
+        ...(await Promise.all(
+          Array.from({ length: 5 }, () => sendSample(project.dir, inbox.state.gatewayUrl, 'github', 'push')),
+        )),
+      );
+    }
+    const firstPage = new URL('/deliveries?provider=github', consoleUrl).href;
+    const rowKeys = () => page.locator('#deliveries tbody tr a.mono').allTextContents();
+    await page.goto(firstPage);
+    await eventually(
+      async () => {
+        await page.reload();
+        return page.locator('a[rel=next]').count();
+      },
+      (n) => n === 1,
+    );
+    const first = await rowKeys();
+    expect(first).toHaveLength(50);
+    expect(await page.locator('a[rel=prev]').count()).toBe(0);
+    await follow('a[rel=next]');
+    const second = await rowKeys();
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.some((key) => first.includes(key))).toBe(false);
+    await follow('a[rel=prev]');
+    expect(await rowKeys()).toEqual(first);
+    expect(await page.locator('a[rel=prev]').count()).toBe(0);
+    expect(keys).toHaveLength(55);
+  });
+
+  it('shows the providers compactly: each named once, each placeholder whole', async () => {
+    await page.goto(new URL('/providers', consoleUrl).href);
+    const text = (await page.locator('main').textContent()) ?? '';
+    const ids = Object.keys(loadProjectConfig(project.dir).providers);
+    expect(ids.length).toBeGreaterThan(5);
+    for (const id of ids) expect(text).not.toMatch(new RegExp(`${id}\\s+${id}(?![\\w-])`));
+    // A placeholder wider than its box is cut (it was, at "the secret the provider is").
+    const cut = await page.evaluate(CUT_PLACEHOLDERS);
+    expect(cut).toEqual([]);
+    expect(await page.locator('input[placeholder="the secret the provider issued"]').count()).toBeGreaterThan(
+      0,
+    );
+    // Eleven providers took 3,600 px as cards; a row each fits in well under 1,500.
+    expect(await page.evaluate('document.documentElement.scrollHeight')).toBeLessThan(1500);
+  });
+
+  it('fits every page in an 800 px window, with no sideways scroll', async () => {
+    await page.setViewportSize({ width: 800, height: 760 });
+    try {
+      const paths = [
+        '/deliveries',
+        '/deliveries?provider=github',
+        `/delivery?provider=mobazha&key=${processedKey}`,
+        `/delivery?provider=mobazha&key=${deadKey}`,
+        '/dead-letters',
+        '/providers',
+      ];
+      const widths: Record<string, number> = {};
+      for (const path of paths) {
+        await page.goto(new URL(path, consoleUrl).href);
+        widths[path] = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      }
+      // Every page too wide, at once, with its width.
+      expect(Object.entries(widths).filter(([, width]) => width > 800)).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 760 });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { STYLES } from '../../../../cli/console/assets';
 import { groupDeadLetters } from '../../../../cli/console/console-operations';
 import { esc, statusBadge } from '../../../../cli/console/html';
-import { deliveriesPage, deliveryPage, timeline } from '../../../../cli/console/pages';
+import { deliveriesPage, deliveryPage, providersPage, timeline } from '../../../../cli/console/pages';
 import { INBOX_COLOURS } from '../../../../cli/shared/output';
 import { INDEX_LAG_NOTE } from '../../../../lambdas/adapters/dynamo-inbox-listing';
 import { INBOX_STATUSES, type InboxRecord } from '../../../../lambdas/core/inbox';
@@ -156,5 +156,56 @@ describe('console pages', () => {
     expect(deliveriesPage(frame, ['mobazha'], { q: 'evt_1' }, { records: [] }, 50)).not.toContain(
       'index-note',
     );
+  });
+
+  it('links the Deliveries list to the previous page, and the first page to none', () => {
+    const page = { records: [record({})], cursor: 'c2' };
+    const first = deliveriesPage(frame, ['mobazha'], { provider: 'mobazha' }, page, 50);
+    expect(first).not.toContain('rel="prev"');
+    expect(first).toContain('href="deliveries?provider=mobazha&amp;cursor=c2"');
+    const third = deliveriesPage(
+      frame,
+      ['mobazha'],
+      { provider: 'mobazha', cursor: 'c2', prev: 'c1' },
+      page,
+      50,
+    );
+    expect(third).toContain('rel="prev" href="deliveries?provider=mobazha&amp;cursor=c1"');
+    expect(third).toContain('href="deliveries?provider=mobazha&amp;cursor=c2&amp;prev=c1.c2"');
+  });
+
+  it('asks before a replay, naming the destinations the delivery goes to', () => {
+    const archived = record({
+      eventType: 'order.paid',
+      archivedAt: '2026-12-01T10:00:01.000Z',
+      archiveBody: 'e30=',
+    });
+    const html = deliveryPage(frame, archived, ['handlers', 'audit']);
+    expect(html).toContain('<dialog id="replay-confirm"');
+    expect(html).toMatch(/sends it to <strong>handlers<\/strong>, <strong>audit<\/strong>/);
+    expect(deliveryPage({ ...frame, readOnly: true }, archived, ['handlers'])).not.toContain('<dialog');
+  });
+
+  it('names a provider once when its scheme is the same word, and says the shared secrets file once', () => {
+    const view = (id: string, scheme: string) => ({
+      id,
+      scheme,
+      url: `http://127.0.0.1:3000/webhooks/${id}`,
+      where: 'Settings → Webhooks',
+      issuer: 'provider' as const,
+      location: `/p/secrets.json ["${id}"]`,
+      store: '/p/secrets.json',
+      secrets: [{ label: 'current', masked: '****abcd (40 chars)' }],
+      previousUse: { text: 'no previous secret: nothing else is accepted' },
+    });
+    const html = providersPage(frame, [
+      view('github', 'github'),
+      view('zoom', 'zoom'),
+      view('acme', 'standard-webhooks'),
+    ]);
+    const text = html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(text).not.toMatch(/github github|zoom zoom/);
+    expect(text).toContain('acme scheme standard-webhooks');
+    expect(html.match(/\/p\/secrets\.json/g)).toHaveLength(1);
   });
 });
