@@ -89,6 +89,7 @@ export function layout(frame: Frame, active: string, title: string, body: string
 <meta name="console-read-only" content="${frame.readOnly ? '1' : '0'}">
 <title>${esc(title)} · webhook-inbox</title>
 <link rel="stylesheet" href="assets/console.css">
+<link rel="icon" href="favicon.ico">
 <script src="assets/console.js" defer></script>
 </head><body>
 <header><span class="brand">webhook-inbox</span><nav>${nav}</nav>

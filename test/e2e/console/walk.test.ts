@@ -286,7 +286,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
         )),
       );
     }
-    const firstPage = new URL('/deliveries?provider=github', consoleUrl).href;
+    const firstPage = new URL('deliveries?provider=github', consoleUrl).href;
     const rowKeys = () => page.locator('#deliveries tbody tr a.mono').allTextContents();
     await page.goto(firstPage);
     await eventually(
@@ -310,7 +310,7 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
   });
 
   it('shows the providers compactly: each named once, each placeholder whole', async () => {
-    await page.goto(new URL('/providers', consoleUrl).href);
+    await page.goto(new URL('providers', consoleUrl).href);
     const text = (await page.locator('main').textContent()) ?? '';
     const ids = Object.keys(loadProjectConfig(project.dir).providers);
     expect(ids.length).toBeGreaterThan(5);
@@ -329,12 +329,12 @@ describe('the console in a browser', { timeout: 120_000 }, () => {
     await page.setViewportSize({ width: 800, height: 760 });
     try {
       const paths = [
-        '/deliveries',
-        '/deliveries?provider=github',
-        `/delivery?provider=mobazha&key=${processedKey}`,
-        `/delivery?provider=mobazha&key=${deadKey}`,
-        '/dead-letters',
-        '/providers',
+        'deliveries',
+        'deliveries?provider=github',
+        `delivery?provider=mobazha&key=${processedKey}`,
+        `delivery?provider=mobazha&key=${deadKey}`,
+        'dead-letters',
+        'providers',
       ];
       const widths: Record<string, number> = {};
       for (const path of paths) {
