@@ -25,14 +25,17 @@ function createJournal() {
   return {
     entries,
     record: (emulator) => (outcome, reason, request) => {
-      entries.push({
+      const entry = {
         emulator,
         outcome,
         ...(reason === undefined ? {} : { reason }),
         method: request.method,
         url: request.url,
-      });
+      };
+      entries.push(entry);
       if (entries.length > JOURNAL_SIZE) entries.splice(0, entries.length - JOURNAL_SIZE);
+      // Told at once: local mode warns of it, as something on this machine tried the emulators.
+      if (outcome === 'refused') parentPort.postMessage({ refused: entry });
     },
   };
 }

@@ -45,6 +45,8 @@ export interface Emulators {
   clientOptions: EmulatorEndpoints & { credentials: EmulatorCredentials };
   /** What the guards did with the latest requests (a bounded journal), oldest first. */
   guardLog(): Promise<GuardEntry[]>;
+  /** Calls `listener` with each request a guard refuses from now on. */
+  onRefused(listener: (entry: GuardEntry) => void): void;
   /** Closes both servers. dynalite waits for its pending writes, so a --data-dir store is left consistent. */
   stop(): Promise<void>;
 }
@@ -52,7 +54,8 @@ export interface Emulators {
 type WorkerMessage =
   | { ready: EmulatorEndpoints }
   | { failed: { name?: string; message: string } }
-  | { guardLog: GuardEntry[] };
+  | { guardLog: GuardEntry[] }
+  | { refused: GuardEntry };
 
 /** 128 random bits in the key id, so matching it alone would already stop a guess; 256 in the secret. */
 function launchCredentials(): EmulatorCredentials {
@@ -85,26 +88,27 @@ export async function startEmulators(options: { dataDir?: string } = {}): Promis
   }
   if (!('ready' in message)) throw new Error('the emulator thread answered out of turn');
   const endpoints = message.ready;
-  // One question at a time, so each answer is the one asked for.
-  let asked = Promise.resolve<unknown>(undefined);
-  const guardLog = () => {
-    const answer = asked.then(
-      () =>
-        new Promise<GuardEntry[]>((resolve) => {
-          worker.once('message', (reply: WorkerMessage) =>
-            resolve('guardLog' in reply ? reply.guardLog : []),
-          );
-          worker.postMessage('guard-log');
-        }),
-    );
-    asked = answer.catch(() => undefined);
-    return answer;
-  };
+  // The thread answers journal requests in the order they were asked.
+  const journalReplies: ((entries: GuardEntry[]) => void)[] = [];
+  const refusalListeners: ((entry: GuardEntry) => void)[] = [];
+  // Asked after the thread ended, the journal is empty rather than never answered.
+  exited.then(() => {
+    for (const reply of journalReplies.splice(0)) reply([]);
+  });
+  worker.on('message', (reply: WorkerMessage) => {
+    if ('guardLog' in reply) journalReplies.shift()?.(reply.guardLog);
+    else if ('refused' in reply) for (const listener of refusalListeners) listener(reply.refused);
+  });
   return {
     endpoints,
     credentials,
     clientOptions: { ...endpoints, credentials },
-    guardLog,
+    guardLog: () =>
+      new Promise<GuardEntry[]>((resolve) => {
+        journalReplies.push(resolve);
+        worker.postMessage('guard-log');
+      }),
+    onRefused: (listener) => refusalListeners.push(listener),
     stop: async () => {
       worker.postMessage('stop');
       await exited;

@@ -27,6 +27,7 @@ import { type LocalForwarding, localSenders, provisionDestinations, startForward
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import type { Tightened } from './private-files';
+import { refusalWarnings } from './refusal-warnings';
 import { DEFAULT_RESOURCE_NAMES, provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
@@ -122,6 +123,7 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     // Take the port first: if it is busy, fail before starting anything else.
     const port = await listen(server, options.port, host);
     emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
+    emulators.onRefused(refusalWarnings(options.logs.process));
     clients = createAwsClients({ ...emulators.clientOptions, region: REGION });
     options.onClients?.(clients, emulators.clientOptions);
     const pipeline = await startPipeline(options, clients, emulators);

@@ -25,6 +25,9 @@ const MARKER = 'from=attack-page';
 const FORGED_ID = `msg_forged_${randomUUID().slice(0, 8)}`;
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+/** What local mode warned of, as `npm start` would print it. */
+const warnings: string[] = [];
+const processLog = { ...quiet, warn: (message: string) => void warnings.push(message) };
 const project = makeProject();
 let emulators: Emulators;
 let inbox: LocalInbox;
@@ -202,7 +205,7 @@ beforeAll(async () => {
     config: withForwardTo(loadProjectConfig(project.dir), forwardTo),
     cwd: project.dir,
     port: 0,
-    logs: { verify: quiet, process: quiet },
+    logs: { verify: quiet, process: processLog },
     emulators: Promise.resolve(emulators),
     forwardTo,
   });
@@ -252,6 +255,12 @@ describe('a web page attacking local mode from the same browser', { timeout: 180
       expect(['forbidden_origin', 'forbidden_fetch_metadata']).toContain(entry.reason);
     // Every attempt got as far as the guard: a refusal per forge step, scan and read (preflights included).
     expect(fromPage.length).toBeGreaterThanOrEqual(attempts.length);
+    // And the operator is told.
+    await eventually(
+      async () => warnings,
+      (lines) => lines.includes('emulator refused a request'),
+    );
+    expect(warnings).toContain('emulator refused a request');
 
     // A real delivery after the attack goes through, and once the pipeline is idle it is the only one the
     // destination received; the forged id is nowhere in the inbox.
