@@ -82,11 +82,30 @@ function parseQuery(search) {
   return query;
 }
 
+/** One signer per region and service, built once rather than per request. */
+function signerFor(signers, credentials, region, service) {
+  const key = `${region}/${service}`;
+  let signer = signers.get(key);
+  if (signer === undefined) {
+    signer = new SignatureV4({
+      credentials,
+      region,
+      service,
+      sha256: Sha256,
+      // S3 signs its path as sent; every other service signs it escaped once more.
+      uriEscapePath: service !== 's3',
+      applyChecksum: false,
+    });
+    signers.set(key, signer);
+  }
+  return signer;
+}
+
 /**
  * Recomputes the request's SigV4 signature with the launch's secret, over exactly the headers the client
  * says it signed, and compares. Throws a Refusal if it does not hold.
  */
-async function checkSignature(request, body, credentials) {
+async function checkSignature(request, body, credentials, signers) {
   const match = AUTHORIZATION.exec(request.headers.authorization);
   if (!match) throw new Refusal('malformed_credential');
   const [, accessKeyId, , region, service, signedHeaderList, signature] = match;
@@ -118,15 +137,7 @@ async function checkSignature(request, body, credentials) {
   }
   const url = request.url ?? '/';
   const at = url.indexOf('?');
-  const signer = new SignatureV4({
-    credentials,
-    region,
-    service,
-    sha256: Sha256,
-    // S3 signs its path as sent; every other service signs it escaped once more.
-    uriEscapePath: service !== 's3',
-    applyChecksum: false,
-  });
+  const signer = signerFor(signers, credentials, region, service);
   let expected;
   try {
     const resigned = await signer.sign(
@@ -212,6 +223,7 @@ function refuse(response, reason) {
  */
 export function guardServer(server, credentials, record = () => undefined) {
   const listeners = server.listeners('request');
+  const signers = new Map();
   server.removeAllListeners('request');
   server.on('request', async (request, response) => {
     let body;
@@ -219,7 +231,7 @@ export function guardServer(server, credentials, record = () => undefined) {
       const early = headerRefusal(request);
       if (early !== undefined) throw new Refusal(early);
       body = await readBody(request);
-      await checkSignature(request, body, credentials);
+      await checkSignature(request, body, credentials, signers);
     } catch (error) {
       const reason = error instanceof Refusal ? error.reason : 'unreadable_request';
       record('refused', reason, request);
