@@ -1,9 +1,12 @@
 // The gate in front of each emulator's HTTP server (see emulators.ts for why it exists). It takes over the
 // server's request listener, so the emulator answers nothing that did not pass it, on the port the
 // emulator already listens on: there is no second, unguarded port. A request passes only if it
-// - carries no `Origin` and no `Sec-Fetch-*` header: a browser adds them to every request a page makes
-//   and a page cannot remove them, while the SDK never sends them;
-// - is signed with SigV4 by the launch's credential, and the signature holds for the request as received.
+// - is signed with SigV4 by the launch's credential, and the signature holds for the request as received
+//   (method, path, query, the signed headers and the body): what keeps out any process or page without
+//   the key;
+// - carries no `Origin` and no `Sec-Fetch-*` header. Current browsers put `Sec-Fetch-*` on every request
+//   a page makes to a loopback address, and `Origin` on every POST and CORS request; a page cannot remove
+//   either, and the SDK sends neither. So whatever a page managed to sign, it is still refused.
 // Everything else is answered 403 with one reason code, before the emulator sees it. No answer carries an
 // `Access-Control-*` header (dynalite would send `Allow-Origin: *`), so no page may read one.
 // Plain JavaScript, as the worker that loads it.
