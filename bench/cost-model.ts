@@ -70,6 +70,7 @@ import { processLambda } from '../lambdas/process/middy-chain';
 import type { ProcessHandler } from '../lambdas/process/process-handler';
 import { verifyLambda } from '../lambdas/verify/middy-chain';
 import type { VerifyHandler } from '../lambdas/verify/verify-handler';
+import type { Emulators } from '../local/emulators';
 import { provisionDestinations } from '../local/forwarding';
 import { type ProvisionedResources, provisionResources } from '../local/resources';
 import { restProxyEvent } from '../local/rest-proxy-event';
@@ -1583,7 +1584,7 @@ async function run(context: SectionContext) {
     throw new SectionAbort('the front doors synthesize different batch sizes');
 
   context.log('cost-model: starting dynalite and fauxqs in a child process');
-  const emulators = await startTsChild<{ dynamodb: string; sqs: string; s3: string }>(
+  const emulators = await startTsChild<Emulators['clientOptions']>(
     join(HERE, 'lib/emulators-child.ts'),
     120_000,
   );

@@ -68,7 +68,7 @@ export default defineSection<CostRow>({
   async run({ quick, log }) {
     const size = quick ? 10_000 : 100_000;
     const emulators = await startEmulators();
-    const clients = createAwsClients(emulators.endpoints);
+    const clients = createAwsClients(emulators.clientOptions);
     try {
       const id = `bench-list-${randomUUID().slice(0, 8)}`;
       const { tableName } = await provisionResources(clients, parseConfig({}), {

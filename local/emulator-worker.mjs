@@ -3,8 +3,11 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { buildApp } from 'fauxqs';
+import { guardServer } from './emulator-guard.mjs';
 
 const LOOPBACK = '127.0.0.1';
+/** How many of the latest requests the guard's journal keeps (see emulators.ts, `guardLog`). */
+const JOURNAL_SIZE = 2_000;
 // dynalite is CommonJS and ships no types.
 const dynalite = createRequire(import.meta.url)('dynalite');
 
@@ -16,7 +19,28 @@ function closeServer(server) {
   });
 }
 
-async function start({ dataDir }) {
+/** The guard's journal: what it did with the latest requests, newest last. */
+function createJournal() {
+  const entries = [];
+  return {
+    entries,
+    record: (emulator) => (outcome, reason, request) => {
+      const entry = {
+        emulator,
+        outcome,
+        ...(reason === undefined ? {} : { reason }),
+        method: request.method,
+        url: request.url,
+      };
+      entries.push(entry);
+      if (entries.length > JOURNAL_SIZE) entries.splice(0, entries.length - JOURNAL_SIZE);
+      // Told at once: local mode warns of it, as something on this machine tried the emulators.
+      if (outcome === 'refused') parentPort.postMessage({ refused: entry });
+    },
+  };
+}
+
+async function start({ dataDir, credentials }, journal) {
   // Tables are ACTIVE at once: the real 500 ms CREATING phase would only slow every start.
   const dynamo = dynalite({
     createTableMs: 0,
@@ -24,6 +48,7 @@ async function start({ dataDir }) {
     updateTableMs: 0,
     ...(dataDir === undefined ? {} : { path: dataDir }),
   });
+  guardServer(dynamo, credentials, journal.record('dynamodb'));
   await new Promise((resolve, reject) => {
     dynamo.once('error', reject);
     dynamo.listen(0, LOOPBACK, () => {
@@ -35,6 +60,7 @@ async function start({ dataDir }) {
   // unauthenticated SQS and S3 on the network of every laptop running `npm start`. Its `host` only shapes
   // the queue URLs it hands out.
   const fauxqs = buildApp({ logger: false, host: 'localhost' });
+  guardServer(fauxqs.server, credentials, journal.record('fauxqs'));
   let fauxqsEndpoint;
   try {
     fauxqsEndpoint = await fauxqs.listen({ port: 0, host: LOOPBACK });
@@ -54,8 +80,13 @@ async function start({ dataDir }) {
 }
 
 try {
-  const emulators = await start(workerData ?? {});
+  const journal = createJournal();
+  const emulators = await start(workerData, journal);
   parentPort.on('message', async (message) => {
+    if (message === 'guard-log') {
+      parentPort.postMessage({ guardLog: journal.entries });
+      return;
+    }
     if (message !== 'stop') return;
     try {
       await emulators.stop();

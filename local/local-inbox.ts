@@ -27,6 +27,7 @@ import { type LocalForwarding, localSenders, provisionDestinations, startForward
 import { gateway } from './gateway';
 import { acquireInstanceLock, type InstanceLock } from './instance-lock';
 import type { Tightened } from './private-files';
+import { refusalWarnings } from './refusal-warnings';
 import { DEFAULT_RESOURCE_NAMES, provisionResources } from './resources';
 import { ensureSecrets, secretsFilePath } from './secrets-file';
 import { SqsEventSource } from './sqs-event-source';
@@ -66,7 +67,7 @@ export interface LocalInboxOptions {
    * Called with the SDK clients as soon as they are built, before anything uses them: tests put their SQS
    * double (test/support/strict-sqs.ts) on the SQS client here. @default nothing
    */
-  onClients?: (clients: AwsClients, endpoints: Emulators['endpoints']) => void;
+  onClients?: (clients: AwsClients, emulator: Emulators['clientOptions']) => void;
 }
 
 export interface LocalInbox {
@@ -122,8 +123,9 @@ export async function startLocalInbox(options: LocalInboxOptions): Promise<Local
     // Take the port first: if it is busy, fail before starting anything else.
     const port = await listen(server, options.port, host);
     emulators = await (options.emulators ?? startEmulators({ dataDir: options.dataDir }));
-    clients = createAwsClients({ ...emulators.endpoints, region: REGION });
-    options.onClients?.(clients, emulators.endpoints);
+    emulators.onRefused(refusalWarnings(options.logs.process));
+    clients = createAwsClients({ ...emulators.clientOptions, region: REGION });
+    options.onClients?.(clients, emulators.clientOptions);
     const pipeline = await startPipeline(options, clients, emulators);
     return serve({ ...pipeline, options, host, port, server, gate, emulators, clients, lock });
   } catch (error) {
@@ -256,6 +258,7 @@ function serve(running: Running): LocalInbox {
     gatewayUrl: `http://${running.host}:${running.port}`,
     region: REGION,
     endpoints: emulators.endpoints,
+    credentials: emulators.credentials,
     ...running.resources,
     secretsFile: running.secretsFile,
     destinations: running.destinations,

@@ -1,9 +1,11 @@
 // `.webhook-inbox/local.json`: where the running local instance is, so the CLI and tests can find it.
-// Written once the instance is ready, removed on shutdown.
+// Written once the instance is ready, removed on shutdown. It holds the emulators' launch credential, so it
+// is owner-only, as the secrets are.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationResources } from '../config/runtime';
-import { makePrivateDir } from './private-files';
+import type { EmulatorCredentials } from './emulators';
+import { makePrivateDir, PRIVATE_FILE_MODE, tighten } from './private-files';
 import type { ProvisionedResources } from './resources';
 import { STATE_DIR } from './secrets-file';
 
@@ -12,6 +14,8 @@ export interface LocalState extends ProvisionedResources {
   gatewayUrl: string;
   region: string;
   endpoints: { dynamodb: string; sqs: string; s3: string };
+  /** The key the emulators' guard lets through for this launch (local/emulators.ts). */
+  credentials: EmulatorCredentials;
   secretsFile: string;
   /** Each forward destination's queues (and stand-ins), by destination id. */
   destinations?: Record<string, DestinationResources>;
@@ -26,7 +30,10 @@ export function stateFilePath(cwd: string): string {
 
 export function writeLocalState(cwd: string, state: LocalState): void {
   makePrivateDir(join(cwd, STATE_DIR));
-  writeFileSync(stateFilePath(cwd), `${JSON.stringify(state, null, 2)}\n`);
+  const path = stateFilePath(cwd);
+  // The mode applies to a file this creates; one left by an earlier run is tightened.
+  writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  tighten(path, PRIVATE_FILE_MODE);
 }
 
 export function readLocalState(cwd: string): LocalState | undefined {

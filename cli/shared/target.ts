@@ -123,7 +123,11 @@ async function localTarget(cwd: string, projectConfig: Config): Promise<Target> 
     clients: async () => {
       if (!clients) {
         const { createAwsClients } = await import('../../lambdas/adapters/clients');
-        clients = createAwsClients({ ...state.endpoints, region: state.region });
+        clients = createAwsClients({
+          ...state.endpoints,
+          credentials: state.credentials,
+          region: state.region,
+        });
       }
       return clients;
     },

@@ -34,7 +34,10 @@ export interface AwsClientOptions {
   secrets?: string;
   /** Defaults to the SDK's own resolution (AWS_REGION in a Lambda), or us-east-1 for an emulator. */
   region?: string;
-  /** Defaults to the SDK's provider chain, or to dummy static keys for an emulator (they never check). */
+  /**
+   * Defaults to the SDK's provider chain, or, with an endpoint override, to fixed stand-in keys that only a
+   * test double accepts: local mode's emulators refuse them and need their launch's (local/emulators.ts).
+   */
   credentials?: DynamoDBClientConfig['credentials'];
   /**
    * SDK attempts per call. On AWS the SDK default (3, standard mode) absorbs throttles and blips well
@@ -46,7 +49,7 @@ export interface AwsClientOptions {
   maxAttempts?: number;
 }
 
-/** Emulators ignore credentials but the SDK still signs, so it needs some. */
+/** A test double ignores credentials but the SDK still signs, so it needs some. */
 const EMULATOR_CREDENTIALS = { accessKeyId: 'webhook-inbox-local', secretAccessKey: 'webhook-inbox-local' };
 const EMULATOR_REGION = 'us-east-1';
 const EMULATOR_MAX_ATTEMPTS = 2;

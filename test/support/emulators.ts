@@ -65,12 +65,12 @@ export function useEmulators(
   let raw: SQSClient | undefined;
   beforeAll(async () => {
     const emulators = await startEmulators();
-    const clients = createAwsClients(emulators.endpoints);
+    const clients = createAwsClients(emulators.clientOptions);
     let strictSqs: EmulatorContext['strictSqs'] = () => undefined;
     if (options.strictSqs) {
       const seed = strictSqsSeed();
       const settings = options.strictSqs === true ? {} : options.strictSqs;
-      const unwrapped = createAwsClients(emulators.endpoints);
+      const unwrapped = createAwsClients(emulators.clientOptions);
       raw = unwrapped.sqs;
       for (const client of [unwrapped.dynamodb, unwrapped.s3, unwrapped.secrets]) client.destroy();
       console.log(`SQS double seed ${seed} (repeat with STRICT_SQS_SEED=${seed})`);

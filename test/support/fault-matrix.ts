@@ -291,7 +291,7 @@ interface Pipeline {
 
 async function buildPipeline(ctx: EmulatorContext, cell: Cell, secret: string, effects: Map<string, number>) {
   const resources = await ctx.provision();
-  const clients = createAwsClients(ctx.emulators.endpoints);
+  const clients = createAwsClients(ctx.emulators.clientOptions);
   // The file's SQS double, when it has one: receives as SQS answers them (short, shuffled, twice).
   const double = ctx.strictSqs(clients.sqs);
   const ops = new SqsQueueOps(clients.sqs);

@@ -215,7 +215,11 @@ async function signedSince(
     if (!state || !isAlive(state.pid)) return 'cannot check: no local instance running';
     const { createAwsClients } = await import('../../../lambdas/adapters/clients');
     const { DynamoInbox } = await import('../../../lambdas/adapters/dynamo-inbox');
-    const clients = createAwsClients({ ...state.endpoints, region: state.region });
+    const clients = createAwsClients({
+      ...state.endpoints,
+      credentials: state.credentials,
+      region: state.region,
+    });
     try {
       const inbox = new DynamoInbox(clients.dynamodb, state.tableName, { providers: [provider.id] });
       const page = await inbox.listPage({ provider: provider.id, sinceMs: Date.parse(setAt), limit: 1 });

@@ -91,7 +91,8 @@ const post = (provider: string, body: string, headers: Record<string, string>) =
     body,
     headers: { 'content-type': 'application/json', ...headers },
   });
-const clients = () => createAwsClients({ ...state.endpoints, region: state.region });
+const clients = () =>
+  createAwsClients({ ...state.endpoints, credentials: state.credentials, region: state.region });
 
 async function recordIn(pk: string, wanted: string): Promise<InboxRecord> {
   const inbox = new DynamoInbox(clients().dynamodb, state.tableName);

@@ -23,7 +23,7 @@ let inbox: DynamoInbox;
 
 async function setUp(options: Omit<LaggingIndexOptions, 'tableName'> = {}) {
   tableName = (await env.provision()).tableName;
-  client = createAwsClients(env.emulators.endpoints).dynamodb;
+  client = createAwsClients(env.emulators.clientOptions).dynamodb;
   lag = lagIndex(client, { tableName, staleTableReads: true, ...options });
   inbox = new DynamoInbox(client, tableName, { providers: PROVIDERS, now: () => T0 });
 }

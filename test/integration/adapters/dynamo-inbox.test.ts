@@ -688,7 +688,7 @@ describe('dependency failures', () => {
 
   it('reports an unreachable DynamoDB as DependencyError and works again when it is back', async () => {
     const outage = await startOutageSwitch(env.emulators.endpoints.dynamodb);
-    const clients = createAwsClients({ dynamodb: outage.endpoint });
+    const clients = createAwsClients({ dynamodb: outage.endpoint, credentials: env.emulators.credentials });
     try {
       const viaSwitch = new DynamoInbox(clients.dynamodb, tableName);
       outage.down();

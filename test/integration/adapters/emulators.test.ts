@@ -111,7 +111,7 @@ describe('startEmulators', () => {
     };
 
     const first = await started(dataDir);
-    const firstClients = createAwsClients(first.endpoints);
+    const firstClients = createAwsClients(first.clientOptions);
     const resources = await provisionResources(firstClients, config);
     expect((await new DynamoInbox(firstClients.dynamodb, resources.tableName).claim(claim)).kind).toBe(
       'claimed',
@@ -127,7 +127,7 @@ describe('startEmulators', () => {
     cleanups.pop();
 
     const second = await started(dataDir);
-    const secondClients = createAwsClients(second.endpoints);
+    const secondClients = createAwsClients(second.clientOptions);
     cleanups.push(async () => {
       for (const client of Object.values(secondClients)) client.destroy();
     });

@@ -60,7 +60,7 @@ describe('SqsDeliveryQueue', () => {
   it('reports an unreachable SQS as DependencyError and sends again once it is back', async () => {
     const queueUrl = await freshQueue();
     const outage = await startOutageSwitch(env.emulators.endpoints.sqs);
-    const clients = createAwsClients({ sqs: outage.endpoint });
+    const clients = createAwsClients({ sqs: outage.endpoint, credentials: env.emulators.credentials });
     try {
       const queue = new SqsDeliveryQueue(clients.sqs, queueUrl);
       outage.down();

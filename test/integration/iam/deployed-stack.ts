@@ -431,7 +431,7 @@ export async function runStack(input: {
   frontDoor: FrontDoor;
 }): Promise<StackRun> {
   const { log, emulators, setup, deployed, secrets } = input;
-  const endpoints = { ...emulators.endpoints, region: REGION };
+  const endpoints = { ...emulators.clientOptions, region: REGION };
   const verifyRuntime = runtimeFromEnv(deployed.lambda('verify').env);
   const processRuntime = runtimeFromEnv(deployed.lambda('processor').env);
   const { config } = processRuntime;

@@ -2,11 +2,12 @@
 // the `webhook-inbox` command is allowed by the synthesized policies and the documented operator policy,
 // and the grants no call uses are the pinned ones.
 import { vi } from 'vitest';
+import type { AwsClientOptions } from '../../../lambdas/adapters/clients';
 import { FRONT_DOOR_VARIANTS, leastPrivilegeSuite } from './least-privilege';
 
 // The command builds its clients for a stack itself (cli/shared/stack-target.ts): pointed at the emulators
 // here. The Lambdas' clients are given their endpoints explicitly and pass through.
-const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | Record<string, string> }));
+const emulator = vi.hoisted(() => ({ endpoints: undefined as undefined | AwsClientOptions }));
 vi.mock('../../../lambdas/adapters/clients', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../../lambdas/adapters/clients')>();
   return {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT_KEY, type Config, forwardDestinations, parseConfig } from '../../../config';
 import { providerById } from '../../../config/provider-lookup';
-import { type AwsClients, createAwsClients } from '../../../lambdas/adapters/clients';
+import { type AwsClientOptions, type AwsClients, createAwsClients } from '../../../lambdas/adapters/clients';
 import { SCHEMES } from '../../../lambdas/core/schemes';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
 import { type Emulators, startEmulators } from '../../../local/emulators';
@@ -217,7 +217,7 @@ export function tableOf(rows: readonly Row[]): string {
 export function leastPrivilegeSuite(
   suite: string,
   variants: readonly Variant[],
-  emulator: { endpoints: Record<string, string> | undefined },
+  emulator: { endpoints: AwsClientOptions | undefined },
 ): void {
   const rows: Row[] = [];
   let emulators: Emulators;
@@ -228,8 +228,8 @@ export function leastPrivilegeSuite(
 
   beforeAll(async () => {
     emulators = await startEmulators();
-    emulator.endpoints = { ...emulators.endpoints };
-    setup = createAwsClients({ ...emulators.endpoints });
+    emulator.endpoints = { ...emulators.clientOptions };
+    setup = createAwsClients({ ...emulators.clientOptions });
     installAwsCallLog(log);
     receiver = await startDestinationServer();
     gone = await startDestinationServer();

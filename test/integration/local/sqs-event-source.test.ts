@@ -17,8 +17,8 @@ afterEach(() => {
 });
 
 async function queueWith(count: number, options: Omit<StrictSqsOptions, 'seed'>) {
-  const { sqs: client } = createAwsClients(ctx.emulators.endpoints);
-  const { sqs: raw } = createAwsClients(ctx.emulators.endpoints);
+  const { sqs: client } = createAwsClients(ctx.emulators.clientOptions);
+  const { sqs: raw } = createAwsClients(ctx.emulators.clientOptions);
   opened.push(client, raw);
   // A fixed seed: these tests need the double to do what they are about at least once.
   installStrictSqs(client, raw, { seed: 5, ...options });

@@ -30,7 +30,7 @@ afterEach(async () => {
 /** A fresh table and its own client with the double on it (the file's shared client stays plain). */
 async function laggedTable(options: Omit<LaggingIndexOptions, 'tableName'> = {}) {
   const { tableName } = await env.provision();
-  const { dynamodb } = createAwsClients(env.emulators.endpoints);
+  const { dynamodb } = createAwsClients(env.emulators.clientOptions);
   clientsToClose.push(dynamodb);
   lagged = lagIndex(dynamodb, { tableName, ...options });
   const put = (pk: string, listKey: string, extra: Record<string, AttributeValue> = {}) =>

@@ -17,8 +17,8 @@ afterEach(() => {
 
 /** A client with the double, the un-wrapped one the double uses, and a fresh queue holding `count` messages. */
 async function setUp(options: Omit<StrictSqsOptions, 'seed'> & { seed?: number }, count: number) {
-  const { sqs: client } = createAwsClients(ctx.emulators.endpoints);
-  const { sqs: raw } = createAwsClients(ctx.emulators.endpoints);
+  const { sqs: client } = createAwsClients(ctx.emulators.clientOptions);
+  const { sqs: raw } = createAwsClients(ctx.emulators.clientOptions);
   opened.push(client, raw);
   const double = installStrictSqs(client, raw, { ...NONE, seed: 1, ...options });
   const { queueUrl } = await ctx.provision();
@@ -43,7 +43,7 @@ describe('strict SQS double', () => {
         Attributes: { ReceiveMessageWaitTimeSeconds: '1' },
       }),
     );
-    const { sqs: client } = createAwsClients(ctx.emulators.endpoints);
+    const { sqs: client } = createAwsClients(ctx.emulators.clientOptions);
     opened.push(client);
     // Installed after the attribute was set: the double reads a queue's wait once.
     installStrictSqs(client, raw, { ...NONE, shortPollEmpty: 1, seed: 2 });

@@ -87,7 +87,7 @@ describe('console: dead letters and stranded deliveries', () => {
 describe('console: the dead letters over a lagging listing index', () => {
   it('does not offer to redrive a dead letter the table holds enqueued, though the index and a lagging read still say dead-lettered', async () => {
     const { tableName } = await env.provision();
-    const client = createAwsClients(env.emulators.endpoints).dynamodb;
+    const client = createAwsClients(env.emulators.clientOptions).dynamodb;
     const lag = lagIndex(client, { tableName, staleTableReads: true });
     try {
       const inbox = new DynamoInbox(client, tableName, { providers: ['github'] });

@@ -23,8 +23,8 @@ afterEach(() => {
 
 /** Queue operations through a double of their own (fixed probabilities, the file's seed). */
 function opsWith(options: Omit<StrictSqsOptions, 'seed'> & { seed?: number }, now?: () => number) {
-  const { sqs: client } = createAwsClients(ctx.emulators.endpoints);
-  const { sqs: raw } = createAwsClients(ctx.emulators.endpoints);
+  const { sqs: client } = createAwsClients(ctx.emulators.clientOptions);
+  const { sqs: raw } = createAwsClients(ctx.emulators.clientOptions);
   opened.push(client, raw);
   const double = installStrictSqs(client, raw, { seed: ctx.sqsDouble?.seed ?? 1, ...options });
   const waits: (number | undefined)[] = [];

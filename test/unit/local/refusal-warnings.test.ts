@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { LogAttributes } from '../../../lambdas/core/telemetry';
+import type { GuardEntry } from '../../../local/emulators';
+import { refusalWarnings } from '../../../local/refusal-warnings';
+
+const refused = (reason: string): GuardEntry => ({
+  emulator: 'fauxqs',
+  outcome: 'refused',
+  reason,
+  method: 'POST',
+  url: '/?\u001b]0;title\u0007',
+});
+
+function recorder() {
+  const lines: [string, LogAttributes][] = [];
+  const log = {
+    info: () => undefined,
+    error: () => undefined,
+    warn: (message: string, attributes: LogAttributes) => void lines.push([message, attributes]),
+  };
+  return { lines, log };
+}
+
+describe('refusalWarnings', () => {
+  it('warns at once, then once per interval with the count since the last line', () => {
+    const { lines, log } = recorder();
+    let now = 0;
+    const warn = refusalWarnings(log, { nowMs: () => now, intervalMs: 10_000 });
+    warn(refused('forbidden_origin'));
+    for (let i = 0; i < 5; i++) {
+      now += 1_000;
+      warn(refused('forbidden_fetch_metadata'));
+    }
+    expect(lines).toHaveLength(1);
+    now = 10_000;
+    warn(refused('missing_credential'));
+    expect(lines.map(([message, a]) => [message, a.messages])).toEqual([
+      ['emulator refused a request', 1],
+      ['emulator refused a request', 6],
+    ]);
+    expect(String(lines[1]?.[1].reason)).toMatch(/^missing_credential at fauxqs: /);
+  });
+
+  it('never repeats what the refused request carried: its URL is the sender text', () => {
+    const { lines, log } = recorder();
+    refusalWarnings(log)(refused('forbidden_origin'));
+    expect(JSON.stringify(lines)).not.toContain('title');
+  });
+});
