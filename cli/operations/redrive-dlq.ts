@@ -4,6 +4,7 @@
 // moved.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
+import { CLI } from '../shared/hint';
 import type { JsonOption } from '../shared/options';
 import { CliError, describeError } from '../shared/output';
 import { progressBar } from '../shared/progress-bar';
@@ -220,7 +221,7 @@ export async function redriveOnAws(
         if (missing >= unlistedPolls) {
           throw new CliError(
             `the redrive task${taskHandle ? ` ${taskHandle}` : ''} was started, but ListMessageMoveTasks has not listed it for ${Math.round((missing * pollMs) / 1000)} s; records were not marked`,
-            'see its progress with `aws sqs list-message-move-tasks --source-arn <DLQ ARN>`, then run `webhook-inbox dlq list`',
+            `see its progress with \`aws sqs list-message-move-tasks --source-arn <DLQ ARN>\`, then run \`${CLI} dlq list\``,
           );
         }
         continue;
@@ -263,7 +264,7 @@ export async function redriveOnAws(
         `the redrive task ended ${task.status} after moving ${task.moved}${task.toMove === undefined ? '' : ` of ${task.toMove}`} message(s)` +
           `${task.failureReason ? `: ${task.failureReason}` : ''}; ${marked} record(s) marked enqueued` +
           `${notMarked === undefined ? '' : `; ${notMarked}`}`,
-        'run `webhook-inbox dlq redrive` again once the cause is fixed',
+        `run \`${CLI} dlq redrive\` again once the cause is fixed`,
       );
     }
   } finally {

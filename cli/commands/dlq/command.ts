@@ -5,6 +5,8 @@ import pc from 'picocolors';
 import type { ReceivedMessage } from '../../../lambdas/adapters/sqs-queue-ops';
 import { describeMessage, entriesTable, envelopeOf, str, withInboxFacts } from '../../operations/dlq-entry';
 import type { Opened } from '../../operations/redrive-dlq';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -134,17 +136,9 @@ export function registerDlq(program: Command): void {
   addTargetOptions(redrive);
   addDestinationOption(redrive);
   addJsonOption(redrive);
-  redrive.addHelpText(
-    'after',
-    `
-On AWS this starts an SQS message move task (StartMessageMoveTask) and follows its progress. Locally
-(the emulator has no move tasks) each message is received, sent to the main queue with the same body
-and attributes (minus errorCode) and deleted from the DLQ only once the send succeeded. The inbox
-records of what moved go back to \`enqueued\` (unless the processor has taken them already), then the
-processor takes them as new messages. The SQS console's "Start DLQ redrive" does the same move; every
-DLQ message got there through the queue's redrive policy, so it knows its source queue. Fix the cause
-first: a message that fails again is dead-lettered again.`,
-  );
+  addHelpAfter(redrive, [
+    `On AWS this starts an SQS message move task (StartMessageMoveTask) and follows its progress. Locally (the emulator has no move tasks) each message is received, sent to the main queue with the same body and attributes (minus errorCode) and deleted from the DLQ only once the send succeeded. The inbox records of what moved go back to \`enqueued\` (unless the processor has taken them already), then the processor takes them as new messages. The SQS console's "Start DLQ redrive" does the same move; every DLQ message got there through the queue's redrive policy, so it knows its source queue. Fix the cause first: a message that fails again is dead-lettered again.`,
+  ]);
   redrive.action((options: TargetOptions & JsonOption & { maxPerSecond?: number; dryRun?: boolean }) =>
     withQueue(options, (opened) => runRedrive(opened, options)),
   );
@@ -159,7 +153,7 @@ first: a message that fails again is dead-lettered again.`,
   purge.action(async (options: TargetOptions & JsonOption & DestinationOption & { yes?: boolean }) => {
     if (!options.yes) {
       throw new UsageError(
-        `dlq purge deletes every dead-lettered message for good; inspect them with \`webhook-inbox dlq list${destinationFlag(options.destination)}\`, then re-run with --yes`,
+        `dlq purge deletes every dead-lettered message for good; inspect them with \`${CLI} dlq list${destinationFlag(options.destination)}\`, then re-run with --yes`,
       );
     }
     await withQueue(options, (opened) => runPurge(opened, options));
@@ -200,7 +194,7 @@ async function runList(
       ? pc.yellow(partialNote(entries.length, total))
       : pc.dim(`${entries.length} of ~${total} message${total === 1 ? '' : 's'}`);
   print(
-    `${summary}${pc.dim(` (${target.description}); nothing was consumed. Details: webhook-inbox dlq show <message id> [--payload]`)}`,
+    `${summary}${pc.dim(` (${target.description}); nothing was consumed. Details: ${CLI} dlq show <message id> [--payload]`)}`,
   );
   return 0;
 }
@@ -232,9 +226,7 @@ async function runShow(
       peeked.whole
         ? `no message ${messageId} in the dead-letter queue (${looked})`
         : `message ${messageId} not found in the part of the dead-letter queue read in time (${looked} of about ${peeked.aboutVisible})`,
-      peeked.whole
-        ? `list them with \`webhook-inbox dlq list${destinationFlag(destination)}\``
-        : 'run it again',
+      peeked.whole ? `list them with \`${CLI} dlq list${destinationFlag(destination)}\`` : 'run it again',
     );
   }
   // The record's facts, or with --destination the delivery's history at that destination.

@@ -3,6 +3,7 @@
 import pc from 'picocolors';
 import { describeMessage, entriesTable, withInboxFacts } from '../../operations/dlq-entry';
 import { type Opened, redriveDlq } from '../../operations/redrive-dlq';
+import { CLI } from '../../shared/hint';
 import type { JsonOption } from '../../shared/options';
 import { print, printJson } from '../../shared/output';
 
@@ -56,8 +57,8 @@ export async function runRedrive(
       `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
         (opened.destination === undefined
           ? 'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
-            'Follow them with `webhook-inbox deliveries list`.'
-          : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
+            `Follow them with \`${CLI} deliveries list\`.`
+          : `the forwarder sends them to ${opened.destination} again. Follow them with \`${CLI} destinations list\`.`),
     );
     if (result.notMarked) print(pc.yellow(result.notMarked));
     if (after.visible + after.inFlight > 0) {
