@@ -10,6 +10,8 @@ import { registerEndpoints } from './commands/endpoints/command';
 import { registerSecrets } from './commands/secrets/command';
 import { registerSelftest } from './commands/selftest';
 import { registerSend } from './commands/send';
+import { addHelpAfter } from './shared/help-text';
+import { CLI } from './shared/hint';
 import { addTargetOptions, type TargetOptions } from './shared/options';
 import { UsageError } from './shared/output';
 
@@ -33,6 +35,9 @@ export function buildProgram(): Command {
     // not the `endpoints` listing's, which has one too.
     .enablePositionalOptions()
     .configureOutput({ outputError: () => undefined })
+    // Commander leaves a description unwrapped when its column is under 40 characters, so a long
+    // subcommand name pushed `deliveries --help` past 80 columns; every command inherits this.
+    .configureHelp({ minWidthToWrap: 20 })
     .showSuggestionAfterError(true);
 
   program
@@ -81,18 +86,22 @@ export function buildProgram(): Command {
   registerEndpoints(program);
   registerDoctor(program);
 
-  program.addHelpText(
-    'after',
-    `
-Start here:
-  $ npm start                                  # the local instance, in another terminal
-  $ webhook-inbox send github --event push     # a signed sample delivery
-  $ webhook-inbox selftest github              # the verification drill
-  $ webhook-inbox deliveries list              # what the inbox recorded
-  $ webhook-inbox doctor --stack my-inbox      # after \`cdk deploy\`: does the stack work?
-  $ webhook-inbox endpoints --stack my-inbox   # URLs to register after deploying
+  addHelpAfter(program, [
+    {
+      heading: "Start here, in the project folder (npx runs the project's own copy of this CLI):",
+      items: [
+        ['npm start', 'the local instance, in another terminal'],
+        [`${CLI} send github --event push`, 'a signed sample delivery'],
+        [`${CLI} selftest github`, 'the verification drill'],
+        [`${CLI} deliveries list`, 'what the inbox recorded'],
+        [`${CLI} doctor --stack my-inbox`, 'after `cdk deploy`: does the stack work?'],
+        [`${CLI} endpoints --stack my-inbox`, 'URLs to register after deploying'],
+      ],
+    },
 
-\`webhook-inbox <command> --help\` describes each command; every listing takes --json.`,
-  );
+    '',
+
+    `\`${CLI} <command> --help\` describes each command; every listing takes --json.`,
+  ]);
   return program;
 }

@@ -30,6 +30,18 @@ function short(value: unknown, length = 16): string {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
+/**
+ * A delivery given up before its last receive stays on the queue until SQS has received it as often as the
+ * redrive policy says; the processor hands it on each time without a line. Said once, on the give-up.
+ */
+function untilMoved(a: LogAttributes): string {
+  if (a.dlqAtReceive === undefined || a.receiveCount === undefined) return '';
+  if (Number(a.receiveCount) >= Number(a.dlqAtReceive)) return '';
+  return pc.dim(
+    ` (given up at receive ${printable(a.receiveCount)}; SQS moves it to the DLQ after receive ${printable(a.dlqAtReceive)})`,
+  );
+}
+
 /** Marks local mode's own lines in the processor's log, apart from what handlers log with ctx.log. */
 export const LOCAL_MODE_COMPONENT = 'local-mode';
 
@@ -67,7 +79,8 @@ export function consoleLogger(write: (line: string) => void = (line) => process.
       : '';
     write(
       `${time()} ${pc.bold('process')} ${colour(printable(a.outcome))}${detail} ${printable(a.provider ?? '?')} ` +
-        pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)}`),
+        pc.dim(`key=${short(a.dedupKey)} type=${printable(a.eventType)}`) +
+        untilMoved(a),
     );
   };
   const forwardLine = (level: string) => (message: string, a: LogAttributes) => {

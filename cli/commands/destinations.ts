@@ -5,6 +5,8 @@ import type { Command } from 'commander';
 import pc from 'picocolors';
 import type { ResolvedDestination } from '../../config';
 import { formatDuration } from '../../lambdas/core/retry-schedule';
+import { addHelpAfter } from '../shared/help-text';
+import { CLI } from '../shared/hint';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from '../shared/options';
 import {
   CliError,
@@ -53,14 +55,9 @@ export function registerDestinations(program: Command): void {
     .argument('<id>', 'destination id');
   addTargetOptions(test);
   addJsonOption(test);
-  test.addHelpText(
-    'after',
-    `
-The test event is {"type":"webhook-inbox.test", ...} from provider "webhook-inbox", signed like every
-forwarded delivery, with a webhook-id of its own. It is sent from this machine through the forwarder's
-senders (the SSRF guard included), once, without retries, and changes no state: a 410 is reported,
-not acted on. On a stack, an http destination reachable only from inside the VPC cannot be tested so.`,
-  );
+  addHelpAfter(test, [
+    `The test event is {"type":"webhook-inbox.test", ...} from provider "webhook-inbox", signed like every forwarded delivery, with a webhook-id of its own. It is sent from this machine through the forwarder's senders (the SSRF guard included), once, without retries, and changes no state: a 410 is reported, not acted on. On a stack, an http destination reachable only from inside the VPC cannot be tested so.`,
+  ]);
   test.action((id: string, options: TargetOptions & JsonOption) =>
     withTarget(options, (target) => runTest(target, id, options)),
   );
@@ -82,13 +79,9 @@ not acted on. On a stack, an http destination reachable only from inside the VPC
     .option('--value <secret>', 'the new secret, whsec_<base64> (default: a random one)');
   addTargetOptions(rotate);
   addJsonOption(rotate);
-  rotate.addHelpText(
-    'after',
-    `
-Every forwarded request carries one signature per secret, newest first, in webhook-signature: the
-receiving service verifies with either. Give it the new secret (destinations show <id> --reveal), and
-at the next rotation the old one is dropped.`,
-  );
+  addHelpAfter(rotate, [
+    `Every forwarded request carries one signature per secret, newest first, in webhook-signature: the receiving service verifies with either. Give it the new secret (destinations show <id> --reveal), and at the next rotation the old one is dropped.`,
+  ]);
   rotate.action((id: string, options: TargetOptions & JsonOption & { value?: string }) =>
     withTarget(options, (target) => runRotate(target, id, options)),
   );
@@ -208,7 +201,7 @@ async function runList(target: Target, options: JsonOption): Promise<number> {
   for (const d of disabled) {
     print(
       pc.yellow(
-        `${d.id} is disabled: its deliveries wait (or dead-letter, per whenDisabled). Fix it, then \`webhook-inbox destinations enable ${d.id}\``,
+        `${d.id} is disabled: its deliveries wait (or dead-letter, per whenDisabled). Fix it, then \`${CLI} destinations enable ${d.id}\``,
       ),
     );
   }
@@ -280,7 +273,7 @@ async function runShow(target: Target, id: string, options: JsonOption & RevealO
 async function runTest(target: Target, id: string, options: JsonOption): Promise<number> {
   const destination = destinationOf(target, id);
   if (destination.type === 'handlers')
-    throw new UsageError('the handlers destination runs in the processor: use `webhook-inbox send`');
+    throw new UsageError(`the handlers destination runs in the processor: use \`${CLI} send\``);
   const { sendTestDelivery } = await import('../operations/destination-test-delivery');
   const outcome = await sendTestDelivery(target, destination);
   if (options.json) {
@@ -368,7 +361,7 @@ async function runRotate(
   print(`${pc.green(`rotated the signing secret of ${id}`)} in ${target.destinationSecrets.location(id)}`);
   print(details(shown.map((s) => [s.label, s.secret] as const)));
   print(
-    `${pc.bold('next:')} give ${destination.url}'s service the new secret (\`webhook-inbox destinations show ${id} --reveal\`); ` +
+    `${pc.bold('next:')} give ${destination.url}'s service the new secret (\`${CLI} destinations show ${id} --reveal\`); ` +
       'requests carry a signature for each of the two until the next rotation.',
   );
   return 0;

@@ -8,6 +8,8 @@ import type { ResolvedProvider } from '../../config';
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { checkProcessedOnce, type ProcessedOnceResult } from '../operations/processed-once';
 import type { Delivery, HttpResult, SignedDelivery } from '../operations/signed-delivery';
+import { addHelpAfter } from '../shared/help-text';
+import { CLI } from '../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -53,28 +55,34 @@ export function registerSelftest(program: Command): void {
     );
   addTargetOptions(command);
   addJsonOption(command);
-  command.addHelpText(
-    'after',
-    `
-Checks (a failed one makes the exit code 1):
-  valid delivery accepted          202
-  processed exactly once           the inbox shows it processed (waits up to 20 s), with no failed
-                                   attempt, and 2 s later unchanged (processedAt, processing token)
-  identical delivery deduplicated  200 {"duplicate":true}
-  one-byte-modified body rejected  401
-  stale timestamp rejected         401 (n/a for schemes that sign no timestamp: github, shopify, square)
-  wrong secret rejected            401
-  same id, different body refused  409 (where the scheme signs an id: stripe, standard-webhooks, mobazha, ...)
-
-With --url the processed check still reads the target's inbox table (the local instance or --stack).
-Run it after registering the URL with the provider, with the secret the provider uses stored
-(\`webhook-inbox secrets rotate <provider> --value ...\`).
-
-Examples:
-  $ webhook-inbox selftest github
-  $ webhook-inbox selftest --all --json
-  $ webhook-inbox selftest stripe --stack my-inbox`,
-  );
+  addHelpAfter(command, [
+    {
+      heading: 'Checks (a failed one makes the exit code 1):',
+      items: [
+        ['valid delivery accepted', '202'],
+        [
+          'processed exactly once',
+          'the inbox shows it processed (waits up to 20 s), with no failed attempt, and 2 s later unchanged (processedAt, processing token)',
+        ],
+        ['identical delivery deduplicated', '200 {"duplicate":true}'],
+        ['one-byte-modified body rejected', '401'],
+        ['stale timestamp rejected', '401 (n/a for schemes that sign no timestamp: github, shopify, square)'],
+        ['wrong secret rejected', '401'],
+        [
+          'same id, different body refused',
+          '409 (where the scheme signs an id: stripe, standard-webhooks, mobazha, ...)',
+        ],
+      ],
+    },
+    '',
+    "With --url the processed check still reads the target's inbox table (the local instance or --stack).",
+    `Run it after registering the URL with the provider, with the secret the provider uses stored (\`${CLI} secrets rotate <provider> --value ...\`).`,
+    '',
+    'Examples:',
+    `$ ${CLI} selftest github`,
+    `$ ${CLI} selftest --all --json`,
+    `$ ${CLI} selftest stripe --stack my-inbox`,
+  ]);
   command.action(async (providers: string[], options: SelftestOptions) => {
     process.exitCode = await runSelftest(providers, options);
   });

@@ -4,6 +4,8 @@ import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { ResolvedProvider } from '../../config';
 import type { SendOutcome } from '../operations/send-outcome';
+import { addHelpAfter } from '../shared/help-text';
+import { CLI } from '../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -43,7 +45,7 @@ export function registerSend(program: Command): void {
   const command = program
     .command('send')
     .description('send a correctly signed sample event (or your own file) to the inbox')
-    .argument('<provider>', 'provider id from cdk.json (list them with `webhook-inbox endpoints`)')
+    .argument('<provider>', `provider id from cdk.json (list them with \`${CLI} endpoints\`)`)
     .option('--event <type>', "which sample event (default: the provider's most common one)")
     .option('--file <path>', "send this file's exact bytes instead of a sample")
     .option('--url <url>', "post here instead of the target's /webhooks/<provider>", httpUrl)
@@ -59,23 +61,18 @@ export function registerSend(program: Command): void {
     );
   addTargetOptions(command);
   addJsonOption(command);
-  command.addHelpText(
-    'after',
-    `
-Every sample gets fresh ids and a fresh timestamp, so each send is a new delivery (202); --repeat
-and a second send of the same --file are the same delivery again (200 duplicate).
-
-After a 202, send follows the delivery's inbox record and prints the outcome: "202, then processed",
-"202, then dead-lettered (<code>)", or "still pending" when --wait-timeout runs out (a failed attempt
-waiting for its retry). The exit code is the answer's: 0 for 2xx, whatever the outcome.
-
-Examples:
-  $ webhook-inbox send github --event push
-  $ webhook-inbox send stripe --file evt.json --repeat 2
-  $ webhook-inbox send standard-webhooks --event webhook-inbox.demo.transient
-  $ webhook-inbox send standard-webhooks --event webhook-inbox.demo.permanent
-  $ webhook-inbox send github --stack my-inbox --region eu-west-1`,
-  );
+  addHelpAfter(command, [
+    'Every sample gets fresh ids and a fresh timestamp, so each send is a new delivery (202); --repeat and a second send of the same --file are the same delivery again (200 duplicate).',
+    '',
+    `After a 202, send follows the delivery's inbox record and prints the outcome: "202, then processed", "202, then dead-lettered (<code>)", or "still pending" when --wait-timeout runs out (a failed attempt waiting for its retry). The exit code is the answer's: 0 for 2xx, whatever the outcome.`,
+    '',
+    'Examples:',
+    `$ ${CLI} send github --event push`,
+    `$ ${CLI} send stripe --file evt.json --repeat 2`,
+    `$ ${CLI} send standard-webhooks --event webhook-inbox.demo.transient`,
+    `$ ${CLI} send standard-webhooks --event webhook-inbox.demo.permanent`,
+    `$ ${CLI} send github --stack my-inbox --region eu-west-1`,
+  ]);
   command.action(async (provider: string, options: SendOptions) => {
     process.exitCode = await runSend(provider, options);
   });
@@ -128,7 +125,7 @@ async function sendAndWait(
     if (secret === undefined) {
       throw new CliError(
         `no secret for ${provider.id} in ${target.secrets.location(provider.id)}`,
-        `set one with \`webhook-inbox secrets rotate ${provider.id}\``,
+        `set one with \`${CLI} secrets rotate ${provider.id}\``,
       );
     }
   }
@@ -237,13 +234,11 @@ async function sendAndWait(
   if (outcome.result === 'dead-lettered') {
     print(
       pc.dim(
-        `see it with \`webhook-inbox dlq list\` or \`webhook-inbox deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``,
+        `see it with \`${CLI} dlq list\` or \`${CLI} deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``,
       ),
     );
   } else if (outcome.result === 'pending') {
-    print(
-      pc.dim(`follow it with \`webhook-inbox deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``),
-    );
+    print(pc.dim(`follow it with \`${CLI} deliveries show ${provider.id} ${shellWord(dedupKey ?? '')}\``));
   }
   return exitCode;
 }

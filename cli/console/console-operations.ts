@@ -11,6 +11,7 @@ import { GUIDES, generatedSecretRefusal } from '../operations/provider-guides';
 import type { Opened } from '../operations/redrive-dlq';
 import { entryKey, redriveSelected } from '../operations/redrive-selected';
 import { randomSecret, signDelivery } from '../operations/signed-delivery';
+import { CLI } from '../shared/hint';
 import { describeError, maskSecret, UsageError } from '../shared/output';
 import type { Target } from '../shared/target-types';
 import { DeliveriesSource } from './deliveries-source';
@@ -293,7 +294,7 @@ export class ConsoleOperations {
     }
     const versions = await this.target.secrets.rotate(id, secret);
     return guide.issuer === 'you'
-      ? `rotated: paste the new secret into ${guide.name} (\`webhook-inbox secrets show ${id} --reveal\` prints it); ${versions.length} accepted now`
+      ? `rotated: paste the new secret into ${guide.name} (\`${CLI} secrets show ${id} --reveal\` prints it); ${versions.length} accepted now`
       : `rotated: ${guide.name} must sign with this secret; ${versions.length} accepted now`;
   }
 }

@@ -13,6 +13,7 @@ import {
   serializeEnvelope,
 } from '../../lambdas/core/envelope';
 import { sha256Hex } from '../../lambdas/core/schemes/primitives';
+import { CLI } from '../shared/hint';
 import type { Target } from '../shared/target-types';
 
 export const TEST_EVENT_TYPE = 'webhook-inbox.test';
@@ -99,7 +100,7 @@ export async function sendTestDelivery(
       timestamp: new Date(nowMs).toISOString(),
       data: {
         destination: destination.id,
-        message: 'a test delivery from `webhook-inbox destinations test`',
+        message: `a test delivery from \`${CLI} destinations test\``,
       },
     }),
   );

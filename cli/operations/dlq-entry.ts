@@ -3,6 +3,7 @@
 import pc from 'picocolors';
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import type { ReceivedMessage } from '../../lambdas/adapters/sqs-queue-ops';
+import { attemptEntries } from '../../lambdas/core/attempt-log';
 import { forwardStatesOf } from '../../lambdas/core/destinations/forward-state';
 import { dash, formatAge, table, truncate } from '../shared/output';
 
@@ -23,7 +24,10 @@ export interface DlqEntry {
   errorDetail?: string;
   /** The inbox record's status, when it was looked up. */
   inboxStatus?: string;
+  /** SQS's ApproximateReceiveCount: every receive, on the main queue and in the DLQ (each peek adds one). */
   receiveCount: number;
+  /** The receive on which the processor gave the delivery up (the record's attempt log), when known. */
+  givenUpAtReceive?: number;
   sentAt?: string;
   ageSeconds?: number;
   payloadBytes?: number;
@@ -88,11 +92,15 @@ export async function withInboxFacts(
             return { ...entry, errorCode: history?.lastErrorCode, inboxStatus: history?.state };
           }
           const errorCode = entry.errorCode ?? record?.lastErrorCode;
+          const givenUp = attemptEntries(record?.attemptLog)
+            .filter((attempt) => attempt.outcome === 'dead-lettered')
+            .at(-1)?.receiveCount;
           const errorDetail = errorCode === record?.lastErrorCode ? record?.lastErrorDetail : undefined;
           return {
             ...entry,
             errorCode,
             ...(errorDetail === undefined ? {} : { errorDetail }),
+            ...(givenUp === undefined ? {} : { givenUpAtReceive: givenUp }),
             inboxStatus: record?.status,
           };
         }),
@@ -102,7 +110,38 @@ export async function withInboxFacts(
   return out;
 }
 
-export function entriesTable(entries: DlqEntry[]): string {
+/** Given up before the receive on which the redrive policy moves a message: it waited on the queue since. */
+function givenUpEarly(entry: DlqEntry, maxReceives: number | undefined): boolean {
+  return (
+    maxReceives !== undefined && entry.givenUpAtReceive !== undefined && entry.givenUpAtReceive < maxReceives
+  );
+}
+
+/** The receive count as `dlq show` prints it: with what it is made of, where the record tells. */
+export function receivesText(entry: DlqEntry, maxReceives: number | undefined): string {
+  const explained = `SQS moves a message to the DLQ after ${maxReceives} receives, and each look at the DLQ adds one`;
+  if (givenUpEarly(entry, maxReceives))
+    return `${entry.receiveCount} (dead-lettered at receive ${entry.givenUpAtReceive}; ${explained})`;
+  return maxReceives === undefined ? String(entry.receiveCount) : `${entry.receiveCount} (${explained})`;
+}
+
+/**
+ * Under `dlq list`'s table, once: why a delivery dead-lettered at once shows many receives. Nothing when
+ * no entry was given up early.
+ */
+export function receivesNote(
+  entries: readonly DlqEntry[],
+  maxReceives: number | undefined,
+): string | undefined {
+  if (!entries.some((entry) => givenUpEarly(entry, maxReceives))) return undefined;
+  return (
+    `receives: SQS's count, on the main queue and here. A delivery given up early (a permanent error) stays ` +
+    `on the main queue until receive ${maxReceives}, when the redrive policy moves it; each look at the DLQ ` +
+    'adds one more.'
+  );
+}
+
+export function entriesTable(entries: DlqEntry[], maxReceives?: number): string {
   return table(
     ['message id', 'provider', 'event', 'dedup key', 'error', 'receives', 'age'],
     entries.map((e) => [
@@ -111,7 +150,9 @@ export function entriesTable(entries: DlqEntry[]): string {
       dash(e.eventType),
       e.dedupKey ? truncate(e.dedupKey, 36) : pc.dim('-'),
       errorLabel(e),
-      String(e.receiveCount),
+      givenUpEarly(e, maxReceives)
+        ? `${e.receiveCount} (given up at ${e.givenUpAtReceive})`
+        : String(e.receiveCount),
       e.ageSeconds === undefined ? pc.dim('-') : formatAge(e.ageSeconds * 1000),
     ]),
   );

@@ -4,6 +4,7 @@
 // moved.
 import type { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import type { MoveTaskStatus, ReceivedMessage, SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
+import { CLI } from '../shared/hint';
 import type { JsonOption } from '../shared/options';
 import { CliError, describeError } from '../shared/output';
 import { progressBar } from '../shared/progress-bar';
@@ -20,13 +21,22 @@ export interface Opened {
    * taken up by the forwarder, which reads the delivery's history itself: no inbox record is marked.
    */
   destination?: string;
+  /** The redrive policy's maxReceiveCount for this queue, as the project's config sets it. */
+  maxReceives?: number;
 }
 
 /** Moves the whole DLQ back to the main queue: SQS's move task on AWS, receive-send-delete locally. */
 export async function redriveDlq(
   opened: Opened,
   options: JsonOption & { maxPerSecond?: number },
-): Promise<{ moved: number; method: string; taskHandle?: string; notMarked?: string }> {
+): Promise<{
+  moved: number;
+  method: string;
+  taskHandle?: string;
+  notMarked?: string;
+  /** The messages known to have moved (on AWS, those seen gone from the DLQ after the task). */
+  movedEntries: DlqEntry[];
+}> {
   return opened.target.kind === 'aws' ? redriveOnAws(opened, options) : redriveLocally(opened, options);
 }
 
@@ -57,7 +67,7 @@ export async function moveMessage(
   message: ReceivedMessage,
   startedMs: number,
   movedBefore: number,
-): Promise<void> {
+): Promise<DlqEntry> {
   const { target, ops } = opened;
   const entry = describeMessage(message);
   const { errorCode: _errorCode, ...attributes } = message.attributes;
@@ -74,12 +84,13 @@ export async function moveMessage(
   // Only what moved is marked, and only after it moved: a record the processor has already taken
   // (leased, processed, given up again) is left as it is.
   await markRequeued(opened, entry, startedMs);
+  return entry;
 }
 
 async function redriveLocally(
   opened: Opened,
   options: JsonOption & { maxPerSecond?: number },
-): Promise<{ moved: number; method: string }> {
+): Promise<{ moved: number; method: string; movedEntries: DlqEntry[] }> {
   const { target, ops } = opened;
   const startedMs = Date.now();
   // A snapshot of the count: a message that fails again during the run is not chased round in circles.
@@ -90,6 +101,7 @@ async function redriveLocally(
   let nextAt = Date.now();
   let moved = 0;
   const movedIds = new Set<string>();
+  const movedEntries: DlqEntry[] = [];
   try {
     // Long polls: a short poll samples some of SQS's servers and may answer empty while messages wait, so
     // only an empty long poll (every server asked) means nothing is left.
@@ -110,7 +122,7 @@ async function redriveLocally(
         const wait = nextAt - Date.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         nextAt = Math.max(nextAt, Date.now()) + spacingMs;
-        await moveMessage(opened, message, startedMs, moved);
+        movedEntries.push(await moveMessage(opened, message, startedMs, moved));
         movedIds.add(message.messageId);
         moved++;
         bar?.progress(moved, total);
@@ -120,7 +132,7 @@ async function redriveLocally(
   } finally {
     bar?.stop();
   }
-  return { moved, method: 'receive-send-delete' };
+  return { moved, method: 'receive-send-delete', movedEntries };
 }
 
 /**
@@ -181,6 +193,7 @@ export async function redriveOnAws(
   stillInDlq: string[];
   /** Why some records were not marked, for the operator. */
   notMarked?: string;
+  movedEntries: DlqEntry[];
 }> {
   const { target, ops } = opened;
   // What is there before the move: once the task has ended, the records of those no longer in the DLQ are
@@ -220,7 +233,7 @@ export async function redriveOnAws(
         if (missing >= unlistedPolls) {
           throw new CliError(
             `the redrive task${taskHandle ? ` ${taskHandle}` : ''} was started, but ListMessageMoveTasks has not listed it for ${Math.round((missing * pollMs) / 1000)} s; records were not marked`,
-            'see its progress with `aws sqs list-message-move-tasks --source-arn <DLQ ARN>`, then run `webhook-inbox dlq list`',
+            `see its progress with \`aws sqs list-message-move-tasks --source-arn <DLQ ARN>\`, then run \`${CLI} dlq list\``,
           );
         }
         continue;
@@ -256,6 +269,7 @@ export async function redriveOnAws(
           taskHandle,
           marked,
           stillInDlq: named,
+          movedEntries: gone,
           ...(notMarked === undefined ? {} : { notMarked }),
         };
       }
@@ -263,7 +277,7 @@ export async function redriveOnAws(
         `the redrive task ended ${task.status} after moving ${task.moved}${task.toMove === undefined ? '' : ` of ${task.toMove}`} message(s)` +
           `${task.failureReason ? `: ${task.failureReason}` : ''}; ${marked} record(s) marked enqueued` +
           `${notMarked === undefined ? '' : `; ${notMarked}`}`,
-        'run `webhook-inbox dlq redrive` again once the cause is fixed',
+        `run \`${CLI} dlq redrive\` again once the cause is fixed`,
       );
     }
   } finally {

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ResolvedProvider } from '../../config';
 import { SCHEMES } from '../../lambdas/core/schemes';
+import { CLI } from '../shared/hint';
 import { CliError, describeError, UsageError } from '../shared/output';
 import { SAMPLES, sampleContext, stableIds } from './samples';
 
@@ -135,7 +136,7 @@ export function signDelivery(
   } catch (error) {
     throw new CliError(
       `cannot sign for ${provider.id} with this secret: ${describeError(error)}`,
-      `set a ${provider.scheme} secret with \`webhook-inbox secrets rotate ${provider.id}\``,
+      `set a ${provider.scheme} secret with \`${CLI} secrets rotate ${provider.id}\``,
     );
   }
   return {

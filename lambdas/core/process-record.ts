@@ -73,7 +73,7 @@ export interface ProcessDeps {
   signal?: AbortSignal;
   /** Told the moment a record's handler is about to run, so the Lambda layer knows what has started. */
   onStarted?: (messageId: string) => void;
-  /** The destinations' queues (destinations, README). Required when the config has forward destinations. */
+  /** The destinations' queues (docs/destinations.md). Required when the config has forward destinations. */
   forwards?: ForwardQueues;
 }
 

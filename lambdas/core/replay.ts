@@ -4,7 +4,14 @@
 import { forwardStatesOf } from './destinations/forward-state';
 import { asItem, type InboxRecord, isExpired } from './inbox';
 import { holds } from './lifecycle/evaluate';
-import { STRANDABLE_STATUSES, settledForOperator, stranded, TRANSITION_TIMES } from './lifecycle/transitions';
+import {
+  OPERATOR_LEASE_MARGIN_MS,
+  OPERATOR_SETTLED_STATUSES,
+  STRANDABLE_STATUSES,
+  settledForOperator,
+  stranded,
+  TRANSITION_TIMES,
+} from './lifecycle/transitions';
 
 export const REPLAY_REFUSALS = [
   /** Someone is on it: claimed, enqueued, failed awaiting its retry, or processing under a live lease. */
@@ -55,7 +62,7 @@ export function isSettled(record: InboxRecord, nowMs: number): boolean {
   return holds(settledForOperator(nowMs), asItem(record));
 }
 
-export { STRANDABLE_STATUSES, TRANSITION_TIMES };
+export { OPERATOR_LEASE_MARGIN_MS, OPERATOR_SETTLED_STATUSES, STRANDABLE_STATUSES, TRANSITION_TIMES };
 
 /**
  * Stranded: failed, claimed or enqueued, with no transition for longer than the main queue keeps a

@@ -123,6 +123,11 @@ function logResult(
     case 'not_started':
       line('warn', 'forward handed back unstarted', attributes);
       return;
+    case 'draining':
+      // A copy given up already, handed on until SQS's redrive policy moves it: its dead_lettered line
+      // said so once. Its metrics, if this record carries them, go out with the batch's.
+      deps.logger.debug?.('forward draining', attributes);
+      return;
     default:
       line('warn', `forward ${result.outcome.replace('_', ' ')}`, attributes);
   }

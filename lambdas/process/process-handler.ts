@@ -6,6 +6,7 @@ import { PROCESS_METRICS } from '../../config/telemetry';
 import { MESSAGE_ATTRIBUTES } from '../core/envelope';
 import { HAND_BACK_MS, invocationBudget } from '../core/invocation-budget';
 import { type ProcessDeps, processRecord, type QueueRecord, type RecordResult } from '../core/process-record';
+import { maxReceiveCount } from '../core/retry-schedule';
 import { type LogAttributes, type LogSink, logWithMetrics, type MetricSink } from '../core/telemetry';
 import { RetryLater } from '../middleware/sqs-batch';
 
@@ -70,12 +71,18 @@ export function queueRecordFrom(record: SQSRecord): QueueRecord {
  * The one line a record gets. `carryMetrics` puts the batch's metrics, stored so far, on it (the last record
  * of a batch to settle carries them all). The message id, which the runbook needs only for messages that
  * stay on the queue, is on warnings and errors; at INFO it is a DEBUG line.
+ *
+ * A delivery given up early (a permanent error) still waits on the queue until SQS has received it
+ * maxReceiveCount times: only the redrive policy moves a message to the DLQ. Its `dead_lettered` line says
+ * so once (`receiveCount`, `dlqAtReceive`); each later receive that only hands it on is a DEBUG line and
+ * the EventDraining metric, not a line of its own at INFO.
  */
 function recordResult(
   deps: ProcessHandlerDeps,
   messageId: string,
   result: RecordResult,
   carryMetrics: boolean,
+  receiveCount?: number,
 ): void {
   const outcomeMetric = OUTCOME_METRIC[result.outcome];
   if (outcomeMetric) deps.metrics.addMetric(outcomeMetric, 'Count', 1);
@@ -90,6 +97,9 @@ function recordResult(
     ...('detail' in result && result.detail !== undefined ? { errorDetail: result.detail } : {}),
     ...('delaySeconds' in result ? { delaySeconds: result.delaySeconds } : {}),
     ...('recorded' in result && !result.recorded ? { recorded: false } : {}),
+    ...(result.outcome === 'dead_lettered' && receiveCount !== undefined
+      ? { receiveCount, dlqAtReceive: maxReceiveCount(deps.config.queue.retrySchedule) }
+      : {}),
   };
   const line = (level: 'info' | 'warn' | 'error', message: string, more: LogAttributes = {}) => {
     const all = { ...attributes, ...(level === 'info' ? {} : { messageId }), ...more };
@@ -97,6 +107,11 @@ function recordResult(
     else deps.logger[level](message, all);
   };
   deps.logger.debug?.('event detail', { messageId, dedupKey: result.dedupKey });
+  if (result.outcome === 'draining') {
+    // Its metrics, if this record carries them, go out with the batch's publishStoredMetrics.
+    deps.logger.debug?.('event draining', { ...attributes, messageId });
+    return;
+  }
   if ('markFailed' in result && result.markFailed) {
     // The effect ran and will not run again for this message; only the record is behind.
     deps.metrics.addMetric(PROCESS_METRICS.markFailed, 'Count', 1);
@@ -141,7 +156,13 @@ export function createProcessHandler(deps: ProcessHandlerDeps): ProcessHandler {
       batch.settle(record.messageId, !NOT_DONE.has(result.outcome));
       // Handed back already, and logged then, if the deadline struck while it waited.
       if (!(result.outcome === 'not_started' && batch.handedBack.has(record.messageId))) {
-        recordResult(deps, record.messageId, result, batch.settled.size === event.Records.length);
+        recordResult(
+          deps,
+          record.messageId,
+          result,
+          batch.settled.size === event.Records.length,
+          queued.receiveCount,
+        );
       }
       if (NOT_DONE.has(result.outcome)) throw new RetryLater('code' in result ? result.code : result.outcome);
     };

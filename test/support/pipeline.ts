@@ -12,7 +12,7 @@ import { SqsDeliveryQueue } from '../../lambdas/adapters/sqs-queue';
 import type { Clock, SecretSource } from '../../lambdas/core/ports';
 import { SCHEMES } from '../../lambdas/core/schemes';
 import type { LogAttributes, LogSink } from '../../lambdas/core/telemetry';
-import { noMetrics } from '../../lambdas/core/telemetry';
+import { type MetricSink, noMetrics } from '../../lambdas/core/telemetry';
 import { defineEvent, type EventContext, type EventDefinition } from '../../lambdas/events';
 import { processLambda } from '../../lambdas/process/middy-chain';
 import { verifyLambda } from '../../lambdas/verify/middy-chain';
@@ -118,6 +118,8 @@ export function processHandlerFor(
     sleep?: (ms: number) => Promise<void>;
     /** Added to the invocation's remaining time to make the lease. @default the handler's (5 s) */
     leaseMarginMs?: number;
+    /** @default noMetrics */
+    metrics?: MetricSink;
   } = {},
 ) {
   const logger = new CapturingLogger();
@@ -132,7 +134,7 @@ export function processHandlerFor(
     random: overrides.random,
     sleep: overrides.sleep,
     logger,
-    metrics: noMetrics,
+    metrics: overrides.metrics ?? noMetrics,
     defaultLeaseMs: 30_000,
     leaseMarginMs: overrides.leaseMarginMs,
   });

@@ -6,6 +6,8 @@ import { attemptEntries } from '../../../lambdas/core/attempt-log';
 import { FORWARD_ATTRIBUTE_PREFIX, forwardStatesOf } from '../../../lambdas/core/destinations/forward-state';
 import type { InboxRecord } from '../../../lambdas/core/inbox';
 import { INBOX_STATUSES } from '../../../lambdas/core/inbox';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -179,7 +181,7 @@ export function listFooter(
 ): string[] {
   return [
     `${count} deliver${count === 1 ? 'y' : 'ies'}, newest first (${description}). ` +
-      'Details: webhook-inbox deliveries show <provider> <dedup key or prefix>',
+      `Details: ${CLI} deliveries show <provider> <dedup key or prefix>`,
     ...(page.cursor ? [`More: the same command with --cursor ${page.cursor}`] : []),
     ...(page.note ? [`Note: ${page.note}.`] : []),
   ];
@@ -202,13 +204,11 @@ export function registerDeliveries(program: Command): void {
     .option('--scan', 'read the whole table, not the listing index: finds records written before it');
   addTargetOptions(list);
   addJsonOption(list);
-  list.addHelpText(
-    'after',
-    `
-Examples:
-  $ webhook-inbox deliveries list --status dead-lettered --since 2h
-  $ webhook-inbox deliveries list --provider stripe --json`,
-  );
+  addHelpAfter(list, [
+    'Examples:',
+    `$ ${CLI} deliveries list --status dead-lettered --since 2h`,
+    `$ ${CLI} deliveries list --provider stripe --json`,
+  ]);
   list.action(async (options: ListOptions) => {
     process.exitCode = await runList(options);
   });
@@ -355,7 +355,7 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
       throw new UsageError(
         `no ${providerId} delivery with dedup key ${key}; a prefix needs at least ${lookup.minimum} ` +
           `characters and this one has ${lookup.length}: give more of the key, or all of it ` +
-          '(`webhook-inbox deliveries list` shows them)',
+          `(\`${CLI} deliveries list\` shows them)`,
       );
     }
     if (lookup.kind === 'expired') {
@@ -368,7 +368,7 @@ async function runShow(providerId: string, key: string, options: ShowOptions): P
     if (lookup.kind !== 'found') {
       throw new CliError(
         `no ${providerId} delivery with dedup key ${key} in ${target.tableName}`,
-        'list them with `webhook-inbox deliveries list`',
+        `list them with \`${CLI} deliveries list\``,
       );
     }
     const { record } = lookup;

@@ -4,7 +4,15 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { INBOX_STATUSES, type InboxStatus } from '../../../lambdas/core/inbox';
+import {
+  OPERATOR_LEASE_MARGIN_MS,
+  OPERATOR_SETTLED_STATUSES,
+  REPLAY_REFUSALS,
+  STRANDABLE_STATUSES,
+} from '../../../lambdas/core/replay';
 import type { ReplayOutcome, ReplaySummary } from '../../operations/replay-deliveries';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -44,6 +52,23 @@ export function pointInTime(text: string, nowMs: number, flag: string): number {
   return at;
 }
 
+/**
+ * What a replay takes and refuses, said from the constants core/replay.ts decides with, so the help cannot
+ * promise less (or more) than replayDecision does.
+ */
+export function replayRules(): string[] {
+  const leaseMinutes = OPERATOR_LEASE_MARGIN_MS / 60_000;
+  return [
+    `Replayed: a delivery nothing will move on by itself: ${OPERATOR_SETTLED_STATUSES.join(' or ')}, ` +
+      `processing under a lease that ended ${leaseMinutes} minutes ago or more, or stranded ` +
+      `(${STRANDABLE_STATUSES.join(', ')} with no change for as long as the main queue keeps a message).`,
+    'Refused, exit 3: one the processor or a destination still has (in_flight: claimed, enqueued, failed ' +
+      'awaiting its retry, processing under a live lease, a destination still retrying), and ' +
+      `${REPLAY_REFUSALS.filter((reason) => reason !== 'in_flight').join(', ')}. A filtered replay counts ` +
+      'its refusals in the summary.',
+  ];
+}
+
 export function registerReplay(deliveries: Command): void {
   const replay = deliveries
     .command('replay')
@@ -62,14 +87,13 @@ export function registerReplay(deliveries: Command): void {
     .option('--max-per-second <n>', 'a filtered set: at most this many replays a second', integer(1, 1000));
   addTargetOptions(replay);
   addJsonOption(replay);
-  replay.addHelpText(
-    'after',
-    `
-Only processed and dead-lettered deliveries are replayed; one the processor has now is refused (exit 3).
-Examples:
-  $ webhook-inbox deliveries replay stripe evt_1Q2w3e4r5t6y
-  $ webhook-inbox deliveries replay --provider github --status dead-lettered --since 2d --dry-run`,
-  );
+  addHelpAfter(replay, [
+    ...replayRules(),
+    '',
+    'Examples:',
+    `$ ${CLI} deliveries replay stripe evt_1Q2w3e4r5t6y`,
+    `$ ${CLI} deliveries replay --provider github --status dead-lettered --since 2d --dry-run`,
+  ]);
   replay.action(async (provider: string | undefined, key: string | undefined, options: ReplayOptions) => {
     process.exitCode = await runReplay(provider, key, options);
   });
@@ -189,7 +213,7 @@ async function reportOne(
   } else {
     print(
       `${pc.green('replayed')} ${provider} ${key} (replay ${outcome.record.replays}, message ${outcome.messageId}): ` +
-        'the processor takes it up like any delivery. Follow it with `webhook-inbox deliveries show`.',
+        `the processor takes it up like any delivery. Follow it with \`${CLI} deliveries show\`.`,
     );
   }
   return outcome.kind === 'refused' ? EXIT.refused : EXIT.ok;

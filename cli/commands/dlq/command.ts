@@ -1,13 +1,24 @@
 // `webhook-inbox dlq list|show|redrive|purge`: the dead-letter queue. Listing and showing never consume a
 // message (they peek); payloads are printed only with --payload, since they may carry personal data.
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import pc from 'picocolors';
 import type { ReceivedMessage } from '../../../lambdas/adapters/sqs-queue-ops';
-import { describeMessage, entriesTable, envelopeOf, str, withInboxFacts } from '../../operations/dlq-entry';
+import {
+  describeMessage,
+  entriesTable,
+  envelopeOf,
+  receivesNote,
+  receivesText,
+  str,
+  withInboxFacts,
+} from '../../operations/dlq-entry';
 import type { Opened } from '../../operations/redrive-dlq';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
+  duration,
   integer,
   type JsonOption,
   type TargetOptions,
@@ -17,13 +28,14 @@ import {
   describeError,
   details,
   formatAge,
+  parseDuration,
   print,
   printJson,
   terminalSafe,
   UsageError,
 } from '../../shared/output';
 import type { Target } from '../../shared/target-types';
-import { runRedrive } from './redrive';
+import { DEFAULT_WAIT, type RedriveOptions, runRedrive } from './redrive';
 
 interface DestinationOption {
   /** A destination's own queue and DLQ instead of the inbox's. */
@@ -69,11 +81,20 @@ async function open(options: TargetOptions & DestinationOption): Promise<Opened>
   const clients = await target.clients();
   const { SqsQueueOps } = await import('../../../lambdas/adapters/sqs-queue-ops');
   const { DynamoInbox } = await import('../../../lambdas/adapters/dynamo-inbox');
+  const { maxReceiveCount } = await import('../../../lambdas/core/retry-schedule');
+  const made = options.destination === undefined ? undefined : config.destinations[options.destination];
+  const steps =
+    made === undefined
+      ? config.queue.retrySchedule
+      : 'retrySchedule' in made
+        ? made.retrySchedule
+        : undefined;
   return {
     target,
     ops: new SqsQueueOps(clients.sqs),
     inbox: new DynamoInbox(clients.dynamodb, target.tableName),
     ...(options.destination === undefined ? {} : { destination: options.destination }),
+    ...(steps === undefined ? {} : { maxReceives: maxReceiveCount(steps) }),
   };
 }
 
@@ -130,22 +151,21 @@ export function registerDlq(program: Command): void {
     .command('redrive')
     .description('move every DLQ message back to the main queue to be processed again')
     .option('--max-per-second <n>', 'rate limit (default: as fast as SQS allows)', integer(1, 500))
-    .option('--dry-run', 'show what would be moved, change nothing');
+    .option('--dry-run', 'show what would be moved, change nothing')
+    .option('--no-wait', 'print what moved and stop, without following the records')
+    // The default as written (60s), not as parsed (60000): commander prints whichever it is given.
+    .addOption(
+      new Option('--wait-timeout <duration>', "how long to follow the moved deliveries' records")
+        .argParser(duration)
+        .default(parseDuration(DEFAULT_WAIT), DEFAULT_WAIT),
+    );
   addTargetOptions(redrive);
   addDestinationOption(redrive);
   addJsonOption(redrive);
-  redrive.addHelpText(
-    'after',
-    `
-On AWS this starts an SQS message move task (StartMessageMoveTask) and follows its progress. Locally
-(the emulator has no move tasks) each message is received, sent to the main queue with the same body
-and attributes (minus errorCode) and deleted from the DLQ only once the send succeeded. The inbox
-records of what moved go back to \`enqueued\` (unless the processor has taken them already), then the
-processor takes them as new messages. The SQS console's "Start DLQ redrive" does the same move; every
-DLQ message got there through the queue's redrive policy, so it knows its source queue. Fix the cause
-first: a message that fails again is dead-lettered again.`,
-  );
-  redrive.action((options: TargetOptions & JsonOption & { maxPerSecond?: number; dryRun?: boolean }) =>
+  addHelpAfter(redrive, [
+    `On AWS this starts an SQS message move task (StartMessageMoveTask) and follows its progress. Locally (the emulator has no move tasks) each message is received, sent to the main queue with the same body and attributes (minus errorCode) and deleted from the DLQ only once the send succeeded. The inbox records of what moved go back to \`enqueued\` (unless the processor has taken them already), then the processor takes them as new messages. The command then reads each moved delivery's record until the processor is done with it, and prints what happened: processed, dead-lettered again (with its error code), or still pending when --wait-timeout runs out. The SQS console's "Start DLQ redrive" does the same move; every DLQ message got there through the queue's redrive policy, so it knows its source queue. Fix the cause first: a message that fails again is dead-lettered again.`,
+  ]);
+  redrive.action((options: TargetOptions & RedriveOptions) =>
     withQueue(options, (opened) => runRedrive(opened, options)),
   );
 
@@ -159,7 +179,7 @@ first: a message that fails again is dead-lettered again.`,
   purge.action(async (options: TargetOptions & JsonOption & DestinationOption & { yes?: boolean }) => {
     if (!options.yes) {
       throw new UsageError(
-        `dlq purge deletes every dead-lettered message for good; inspect them with \`webhook-inbox dlq list${destinationFlag(options.destination)}\`, then re-run with --yes`,
+        `dlq purge deletes every dead-lettered message for good; inspect them with \`${CLI} dlq list${destinationFlag(options.destination)}\`, then re-run with --yes`,
       );
     }
     await withQueue(options, (opened) => runPurge(opened, options));
@@ -167,7 +187,7 @@ first: a message that fails again is dead-lettered again.`,
 }
 
 async function runList(
-  { target, ops, inbox, destination }: Opened,
+  { target, ops, inbox, destination, maxReceives }: Opened,
   options: JsonOption & { limit: number },
 ): Promise<number> {
   const counts = await ops.counts(target.dlqUrl);
@@ -193,14 +213,16 @@ async function runList(
     );
     return 0;
   }
-  print(entriesTable(entries));
+  print(entriesTable(entries, maxReceives));
+  const note = receivesNote(entries, maxReceives);
+  if (note !== undefined) print(pc.dim(note));
   const total = Math.max(peeked.aboutVisible, counts.visible, entries.length);
   const summary =
     !peeked.whole && entries.length < options.limit
       ? pc.yellow(partialNote(entries.length, total))
       : pc.dim(`${entries.length} of ~${total} message${total === 1 ? '' : 's'}`);
   print(
-    `${summary}${pc.dim(` (${target.description}); nothing was consumed. Details: webhook-inbox dlq show <message id> [--payload]`)}`,
+    `${summary}${pc.dim(` (${target.description}); nothing was consumed. Details: ${CLI} dlq show <message id> [--payload]`)}`,
   );
   return 0;
 }
@@ -218,7 +240,7 @@ function warn(text: string): void {
 }
 
 async function runShow(
-  { target, ops, inbox, destination }: Opened,
+  { target, ops, inbox, destination, maxReceives }: Opened,
   messageId: string,
   options: JsonOption & { payload?: boolean; scan: number },
 ): Promise<number> {
@@ -232,9 +254,7 @@ async function runShow(
       peeked.whole
         ? `no message ${messageId} in the dead-letter queue (${looked})`
         : `message ${messageId} not found in the part of the dead-letter queue read in time (${looked} of about ${peeked.aboutVisible})`,
-      peeked.whole
-        ? `list them with \`webhook-inbox dlq list${destinationFlag(destination)}\``
-        : 'run it again',
+      peeked.whole ? `list them with \`${CLI} dlq list${destinationFlag(destination)}\`` : 'run it again',
     );
   }
   // The record's facts, or with --destination the delivery's history at that destination.
@@ -270,7 +290,7 @@ async function runShow(
       ['delivery id', entry.deliveryId],
       ['error code', entry.errorCode ?? 'unknown (no inbox record)'],
       ['error detail', entry.errorDetail],
-      ['receives', entry.receiveCount],
+      ['receives', receivesText(entry, maxReceives)],
       [
         'sent',
         entry.sentAt ? `${entry.sentAt} (${formatAge((entry.ageSeconds ?? 0) * 1000)} ago)` : undefined,

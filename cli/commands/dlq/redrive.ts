@@ -1,15 +1,39 @@
 // `webhook-inbox dlq redrive`: what it prints around the move (operations/redrive-dlq.ts): with --dry-run
-// the messages that would move, else how many moved and what is left in the DLQ.
+// the messages that would move, else how many moved and then what became of each (redrive-outcomes.ts):
+// processed, dead-lettered again, or still pending when the wait ran out.
 import pc from 'picocolors';
 import { describeMessage, entriesTable, withInboxFacts } from '../../operations/dlq-entry';
 import { type Opened, redriveDlq } from '../../operations/redrive-dlq';
+import {
+  describeRedriveOutcome,
+  describeRedriveSummary,
+  followRedriven,
+  summarizeRedrive,
+} from '../../operations/redrive-outcomes';
+import { CLI } from '../../shared/hint';
 import type { JsonOption } from '../../shared/options';
-import { print, printJson } from '../../shared/output';
+import { print, printJson, terminalSafe } from '../../shared/output';
 
-export async function runRedrive(
-  opened: Opened,
-  options: JsonOption & { maxPerSecond?: number; dryRun?: boolean },
-): Promise<number> {
+export interface RedriveOptions extends JsonOption {
+  maxPerSecond?: number;
+  dryRun?: boolean;
+  /** False with --no-wait: print what moved and stop. */
+  wait?: boolean;
+  /** How long to follow the moved deliveries' records, in ms (--wait-timeout). */
+  waitTimeout?: number;
+  pollMs?: number;
+}
+
+export const DEFAULT_WAIT = '60s';
+const DEFAULT_WAIT_MS = 60_000;
+const POLL_MS = 1_000;
+/** Deliveries listed one per line; a larger redrive is summed up (and --json lists every one). */
+const SHOWN = 20;
+
+const plural = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
+const formatWait = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`);
+
+export async function runRedrive(opened: Opened, options: RedriveOptions): Promise<number> {
   const { target, ops } = opened;
   if (options.dryRun) {
     const counts = await ops.counts(target.dlqUrl);
@@ -32,7 +56,6 @@ export async function runRedrive(
       });
     } else {
       if (entries.length > 0) print(entriesTable(entries));
-      const plural = (n: number) => `${n} message${n === 1 ? '' : 's'}`;
       print(
         peeked.whole
           ? `dry run: would move ${plural(entries.length)} to ${target.queueUrl}`
@@ -42,31 +65,59 @@ export async function runRedrive(
     }
     return 0;
   }
-  const result = await redriveDlq(opened, options);
+  const startedMs = Date.now();
+  const { movedEntries, ...result } = await redriveDlq(opened, options);
+  // The forwarder keeps a destination's state per delivery, not in the inbox record: nothing to follow.
+  const follow = opened.destination === undefined && options.wait !== false && movedEntries.length > 0;
+  const waitMs = options.waitTimeout ?? DEFAULT_WAIT_MS;
+  if (follow && !options.json)
+    print(
+      pc.dim(`moved ${plural(result.moved)}; following their inbox records (up to ${formatWait(waitMs)})...`),
+    );
+  const outcomes = follow
+    ? await followRedriven((pk) => opened.inbox.get(pk), movedEntries, startedMs, {
+        timeoutMs: waitMs,
+        pollMs: options.pollMs ?? POLL_MS,
+      })
+    : [];
+  const summary = summarizeRedrive(outcomes);
   const after = await ops.counts(target.dlqUrl);
   if (options.json) {
     printJson({
       ...result,
       from: target.dlqUrl,
       to: target.queueUrl,
+      ...(follow ? { outcomes, summary } : {}),
       dlqRemaining: after.visible + after.inFlight,
     });
-  } else {
+    return 0;
+  }
+  print(`${pc.green(`moved ${plural(result.moved)}`)} from the DLQ to ${target.queueUrl}.`);
+  if (opened.destination !== undefined) {
     print(
-      `${pc.green(`moved ${result.moved} message${result.moved === 1 ? '' : 's'}`)} from the DLQ to ${target.queueUrl}; ` +
-        (opened.destination === undefined
-          ? 'the processor takes them up as new messages and their inbox records go `processing`, then `processed`. ' +
-            'Follow them with `webhook-inbox deliveries list`.'
-          : `the forwarder sends them to ${opened.destination} again. Follow them with \`webhook-inbox destinations list\`.`),
+      `The forwarder sends them to ${opened.destination} again. Follow them with \`${CLI} destinations list\`.`,
     );
-    if (result.notMarked) print(pc.yellow(result.notMarked));
-    if (after.visible + after.inFlight > 0) {
-      print(
-        pc.dim(
-          `${after.visible + after.inFlight} message(s) in the DLQ now (arrived during the redrive, or failed again)`,
-        ),
-      );
+  } else if (!follow) {
+    print(`The processor takes them up as new messages. Follow them with \`${CLI} deliveries list\`.`);
+  } else {
+    for (const outcome of outcomes.slice(0, SHOWN)) {
+      const text = describeRedriveOutcome(outcome, formatWait(waitMs));
+      const colour =
+        outcome.result === 'processed' ? pc.green : outcome.result === 'dead-lettered' ? pc.red : pc.yellow;
+      print(`  ${terminalSafe(`${outcome.provider}/${outcome.dedupKey}`)}  ${colour(terminalSafe(text))}`);
     }
+    if (outcomes.length > SHOWN)
+      print(pc.dim(`  ... and ${outcomes.length - SHOWN} more (--json lists every one)`));
+    const line = describeRedriveSummary(summary);
+    print(summary.deadLettered > 0 || summary.pending > 0 ? pc.yellow(line) : pc.green(line));
+    if (summary.deadLettered > 0)
+      print(pc.dim(`see why with \`${CLI} dlq list\`; fix the cause, then \`${CLI} dlq redrive\` again`));
+    else if (summary.pending > 0) print(pc.dim(`follow them with \`${CLI} deliveries list\``));
+  }
+  if (result.notMarked) print(pc.yellow(result.notMarked));
+  const remaining = after.visible + after.inFlight;
+  if (remaining > 0 && summary.deadLettered === 0) {
+    print(pc.dim(`${remaining} message(s) in the DLQ now (arrived during the redrive, or failed again)`));
   }
   return 0;
 }

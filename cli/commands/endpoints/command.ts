@@ -2,6 +2,7 @@
 // dashboard, and which secret to use.
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { CLI } from '../../shared/hint';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from '../../shared/options';
 import { print, printJson } from '../../shared/output';
 import { registerEndpointsRegister } from './register';
@@ -36,8 +37,8 @@ async function runEndpoints(options: TargetOptions & JsonOption): Promise<number
       // Not a secret but what to do about it: every other --json output's `secret` is a secret itself.
       const secretHint =
         guide.issuer === 'you'
-          ? `use the inbox's secret: \`webhook-inbox secrets show ${provider.id} --reveal\` (${location})`
-          : `copy ${guide.name}'s secret into the inbox: \`webhook-inbox secrets rotate ${provider.id} --value <secret>\` (${location})`;
+          ? `use the inbox's secret: \`${CLI} secrets show ${provider.id} --reveal\` (${location})`
+          : `copy ${guide.name}'s secret into the inbox: \`${CLI} secrets rotate ${provider.id} --value <secret>\` (${location})`;
       const url = target.endpointUrl(provider.id);
       const squareUrl =
         provider.scheme === 'square'
@@ -75,9 +76,7 @@ async function runEndpoints(options: TargetOptions & JsonOption): Promise<number
     }
     print();
     print(
-      pc.dim(
-        'After registering: `webhook-inbox selftest <provider>` runs the verification drill against it.',
-      ),
+      pc.dim(`After registering: \`${CLI} selftest <provider>\` runs the verification drill against it.`),
     );
     return 0;
   } finally {

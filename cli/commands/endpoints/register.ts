@@ -8,6 +8,8 @@ import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../../config';
 import { cleartextApiBaseRefusal } from '../../operations/registration/api-base';
 import { squareUrlRefusal } from '../../operations/registration/square-url';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import {
   addJsonOption,
   addTargetOptions,
@@ -61,20 +63,18 @@ export function registerEndpointsRegister(endpoints: Command): void {
     .option('--token-stdin', 'read the API credential from standard input instead of the environment');
   addTargetOptions(register);
   addJsonOption(register);
-  register.addHelpText(
-    'after',
-    `
-Credentials: STRIPE_API_KEY, GITHUB_TOKEN, SQUARE_ACCESS_TOKEN, PADDLE_API_KEY, LINEAR_API_KEY, or one line
-on standard input with --token-stdin. Never an argument: \`ps\` and shell history would show it.
-
-  $ GITHUB_TOKEN=... webhook-inbox endpoints register github --repo acme/shop --stack my-inbox
-  $ webhook-inbox endpoints register github --repo acme/shop --url https://abc.trycloudflare.com/webhooks/github
-  $ webhook-inbox endpoints register github --repo acme/shop --stack my-inbox --replace
-  $ webhook-inbox endpoints register slack --stack my-inbox    # prints the steps, reads the secret
-
-An endpoint for the URL that exists already is left as it is; --replace rotates its secret (the one before
-stays valid as the previous one until the provider signs with the new one).`,
-  );
+  addHelpAfter(register, [
+    `Credentials: STRIPE_API_KEY, GITHUB_TOKEN, SQUARE_ACCESS_TOKEN, PADDLE_API_KEY, LINEAR_API_KEY, or one line on standard input with --token-stdin. Never an argument: \`ps\` and shell history would show it.`,
+    '',
+    `$ GITHUB_TOKEN=... ${CLI} endpoints register github --repo acme/shop --stack my-inbox`,
+    `$ ${CLI} endpoints register github --repo acme/shop --url https://abc.trycloudflare.com/webhooks/github`,
+    `$ ${CLI} endpoints register github --repo acme/shop --stack my-inbox --replace`,
+    '',
+    'For a provider with no registration API here (Slack), it prints the steps and reads the secret:',
+    `$ ${CLI} endpoints register slack --stack my-inbox`,
+    '',
+    'An endpoint for the URL that exists already is left as it is; --replace rotates its secret (the one before stays valid as the previous one until the provider signs with the new one).',
+  ]);
   register.action(async (providerId: string, options: RegisterOptions) => {
     process.exitCode = await runRegister(providerId, options, {
       env: process.env,
@@ -128,7 +128,7 @@ export async function runRegister(
   const entry = REGISTRARS[provider.scheme];
   if (!entry) {
     throw new UsageError(
-      `${provider.id} (${provider.scheme}) has no registration API here: \`webhook-inbox endpoints\` says where its URL goes`,
+      `${provider.id} (${provider.scheme}) has no registration API here: \`${CLI} endpoints\` says where its URL goes`,
     );
   }
   if (provider.scheme === 'github' && options.repo === undefined && options.org === undefined) {
@@ -202,7 +202,7 @@ export async function runRegister(
       }
       print(
         pc.dim(
-          `\`webhook-inbox endpoints status${options.stack ? ` --stack ${options.stack}` : ''}\` shows whether ${registrar.name} has signed with it yet.`,
+          `\`${CLI} endpoints status${options.stack ? ` --stack ${options.stack}` : ''}\` shows whether ${registrar.name} has signed with it yet.`,
         ),
       );
       return 0;

@@ -2,6 +2,8 @@
 // previous secret valid (exactly one), so deliveries signed before the provider switches still verify.
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from '../../shared/options';
 import { details, listedSecrets, print, printJson, UsageError } from '../../shared/output';
 import { registerSecretsSet } from './set';
@@ -24,20 +26,14 @@ export function registerSecrets(program: Command): void {
     .option('--value <secret>', "the new secret (default: a random one in the provider's format)");
   addTargetOptions(rotate);
   addJsonOption(rotate);
-  rotate.addHelpText(
-    'after',
-    `
-After a rotation the inbox accepts the new secret and the one before it; anything older is refused.
-Locally this rewrites .webhook-inbox/secrets.json, with or without a running instance (one that runs
-picks it up at once); on AWS
-it is PutSecretValue (the old version becomes AWSPREVIOUS; warm Lambdas refresh within seconds of the
-first signature they cannot check).
-
-Providers that issue their own secrets (Stripe, Slack, Shopify, ...): roll it in their dashboard, then
-  $ webhook-inbox secrets rotate stripe --value whsec_...
-Providers where you choose it (GitHub, Mobazha, partners): rotate here, then paste the new one there:
-  $ webhook-inbox secrets rotate github && webhook-inbox secrets show github --reveal`,
-  );
+  addHelpAfter(rotate, [
+    `After a rotation the inbox accepts the new secret and the one before it; anything older is refused. Locally this rewrites .webhook-inbox/secrets.json, with or without a running instance (one that runs picks it up at once); on AWS it is PutSecretValue (the old version becomes AWSPREVIOUS; warm Lambdas refresh within seconds of the first signature they cannot check).`,
+    '',
+    'Providers that issue their own secrets (Stripe, Slack, Shopify, ...): roll it in their dashboard, then',
+    `$ ${CLI} secrets rotate stripe --value whsec_...`,
+    'Providers where you choose it (GitHub, Mobazha, partners): rotate here, then paste the new one there:',
+    `$ ${CLI} secrets rotate github && ${CLI} secrets show github --reveal`,
+  ]);
   rotate.action(async (provider: string, options: RotateOptions) => {
     process.exitCode = await runRotate(provider, options);
   });
@@ -92,9 +88,9 @@ async function runRotate(providerId: string, options: RotateOptions): Promise<nu
     const generatedForIssuer = options.value === undefined && guide.issuer === 'provider';
     const next =
       guide.issuer === 'you'
-        ? `paste the new secret into ${guide.name}: ${guide.where} (print it with \`webhook-inbox secrets show ${provider.id} --reveal\`)`
+        ? `paste the new secret into ${guide.name}: ${guide.where} (print it with \`${CLI} secrets show ${provider.id} --reveal\`)`
         : generatedForIssuer
-          ? `${guide.name} issues its own secrets, so this random one only suits local tests: roll the secret at ${guide.name} (${guide.where}) and store it with \`webhook-inbox secrets rotate ${provider.id} --value <secret>\``
+          ? `${guide.name} issues its own secrets, so this random one only suits local tests: roll the secret at ${guide.name} (${guide.where}) and store it with \`${CLI} secrets rotate ${provider.id} --value <secret>\``
           : `make sure ${guide.name} signs with this secret (${guide.where}); the previous one is accepted until the next rotation`;
     const shown = listedSecrets(versions, false);
     if (options.json) {
@@ -139,9 +135,7 @@ async function runShow(providerId: string, options: ShowOptions): Promise<number
     print(`${provider.id} secrets in ${target.secrets.location(provider.id)}`);
     if (shown.length === 0) {
       print(
-        pc.yellow(
-          `none: every delivery fails closed; set one with \`webhook-inbox secrets rotate ${provider.id}\``,
-        ),
+        pc.yellow(`none: every delivery fails closed; set one with \`${CLI} secrets rotate ${provider.id}\``),
       );
       return 0;
     }

@@ -4,6 +4,8 @@
 // previous one.
 import type { Command } from 'commander';
 import pc from 'picocolors';
+import { addHelpAfter } from '../../shared/help-text';
+import { CLI } from '../../shared/hint';
 import { addJsonOption, addTargetOptions, type JsonOption, type TargetOptions } from '../../shared/options';
 import { print, printJson } from '../../shared/output';
 
@@ -14,13 +16,11 @@ export function registerSecretsSet(secrets: Command): void {
     .argument('<provider>', 'provider id');
   addTargetOptions(set);
   addJsonOption(set);
-  set.addHelpText(
-    'after',
-    `
-The secret is read from standard input: typed (not echoed), or piped from a password manager:
-  $ webhook-inbox secrets set slack
-  $ op read op://vault/slack/signing-secret | webhook-inbox secrets set slack --stack my-inbox`,
-  );
+  addHelpAfter(set, [
+    'The secret is read from standard input: typed (not echoed), or piped from a password manager:',
+    `$ ${CLI} secrets set slack`,
+    `$ op read op://vault/slack/signing-secret | ${CLI} secrets set slack --stack my-inbox`,
+  ]);
   set.action(async (providerId: string, options: TargetOptions & JsonOption) => {
     const { loadProject, providerOf } = await import('../../shared/project');
     const { config, cwd } = await loadProject();

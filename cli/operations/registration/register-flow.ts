@@ -8,6 +8,8 @@
 //   replace, update-secret:   generate -> store -> update each endpoint -> (none updated) store the old again
 //   replace, rotate-secret:   rotate at the provider -> store at once
 //   replace, recreate:        create -> store its secret -> delete every older endpoint for the URL
+
+import { CLI } from '../../shared/hint';
 import type { SecretStore } from '../../shared/target-types';
 import { RegistrationError } from './errors';
 import type { Registrar, RemoteEndpoint } from './registrar';
@@ -202,7 +204,7 @@ async function updateSecret(input: RegisterFlowInput, matching: RemoteEndpoint[]
               `endpoint ${left.join(', ')} still signs with the old secret`,
               'restoring the old secret as current failed',
             ],
-            `Run \`webhook-inbox secrets rotate ${providerId}\` only after ${registrar.name} signs with the new one; ${AGAIN.toLowerCase()}`,
+            `Run \`${CLI} secrets rotate ${providerId}\` only after ${registrar.name} signs with the new one; ${AGAIN.toLowerCase()}`,
           );
         }
         throw new RegistrationIncomplete(

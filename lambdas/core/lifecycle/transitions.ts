@@ -92,13 +92,16 @@ export function draining(messageId: string): Condition {
   );
 }
 
+/** The statuses that are final until an operator acts (replay, redrive). */
+export const OPERATOR_SETTLED_STATUSES = ['processed', 'dead-lettered'] as const;
+
 /**
  * Nothing will move the record on by itself, as an operator judges it: processed, dead-lettered, or a
  * processing lease that lapsed `OPERATOR_LEASE_MARGIN_MS` ago by the operator's clock.
  */
 export function settledForOperator(nowMs: number): Condition {
   return any(
-    isIn(STATUS, ['processed', 'dead-lettered']),
+    isIn(STATUS, OPERATOR_SETTLED_STATUSES),
     all(
       eq(STATUS, 'processing'),
       any(missing('leaseUntil'), lt('leaseUntil', nowMs - OPERATOR_LEASE_MARGIN_MS)),

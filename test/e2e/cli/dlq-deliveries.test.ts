@@ -1,6 +1,7 @@
 // The operator's loop through the real command line: deliveries fail and are dead-lettered, `dlq list`
 // shows them without consuming them, the handler is fixed, `dlq redrive` moves them back, they are
 // processed, and the DLQ ends empty.
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { post, sampleDelivery, signDelivery } from '../../../cli/operations/signed-delivery';
@@ -8,6 +9,7 @@ import { loadProjectConfig } from '../../../config/load';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import type { InboxRecord } from '../../../lambdas/core/inbox';
+import { maxReceiveCount } from '../../../lambdas/core/retry-schedule';
 import { defineEvent, EVENT_HANDLERS, PermanentError } from '../../../lambdas/events';
 import type { LocalInbox } from '../../../local/local-inbox';
 import {
@@ -207,6 +209,25 @@ describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     expect(counts.visible).toBe(3);
   });
 
+  it('explains a receive count far above the one receive that gave the delivery up', async () => {
+    const maxReceives = maxReceiveCount(loadProjectConfig(project.dir).queue.retrySchedule);
+    const human = await runCli(project.dir, ['dlq', 'list']);
+    expect(human.code, human.stderr).toBe(0);
+    const text = stripVTControlCharacters(human.stdout);
+    expect(text.match(/\d+ \(given up at 1\)/g)).toHaveLength(3);
+    expect(text).toContain(
+      `stays on the main queue until receive ${maxReceives}, when the redrive policy moves it`,
+    );
+    const entry = listed[0] as DlqEntry;
+    expect(entry.receiveCount).toBeGreaterThanOrEqual(maxReceives);
+    const shown = await runCli(project.dir, ['dlq', 'show', entry.messageId]);
+    expect(stripVTControlCharacters(shown.stdout)).toMatch(
+      new RegExp(
+        `receives[\\s│]+\\d+ \\(dead-lettered at receive 1; SQS moves a message to the DLQ after ${maxReceives} receives`,
+      ),
+    );
+  });
+
   it('shows a message, and its payload only with --payload', async () => {
     const entry = listed[0] as DlqEntry;
     // One after the other: a peek hides the messages it looks at until it ends, so two would race.
@@ -224,6 +245,17 @@ describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     expect(await dlqCount()).toBe(3);
   });
 
+  it('redrive reports what happened: with the cause not fixed, each delivery is dead-lettered again', async () => {
+    const run = await runCli(project.dir, ['dlq', 'redrive']);
+    expect(run.code, run.stderr).toBe(0);
+    const text = stripVTControlCharacters(run.stdout);
+    for (const key of dedupKeys)
+      expect(text).toMatch(new RegExp(`mobazha/${key}\\s+dead-lettered again \\(downstream_rejected\\)`));
+    expect(text).toContain('0 processed, 3 dead-lettered again, 0 still pending');
+    expect(text).not.toMatch(/`processed`|then processed/);
+    expect(await eventually(dlqCount, (n) => n === 3)).toBe(3);
+  });
+
   it('redrives: a dry run changes nothing; then every message is moved back and processed', async () => {
     const dry = json<{ wouldMove: number }>(
       await runCli(project.dir, ['dlq', 'redrive', '--dry-run', '--json']),
@@ -235,7 +267,9 @@ describe('webhook-inbox dlq', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     failing = false;
     const run = await runCli(project.dir, ['dlq', 'redrive', '--max-per-second', '20', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(json<{ moved: number }>(run).moved).toBe(3);
+    const answer = json<{ moved: number; summary: { processed: number; deadLettered: number } }>(run);
+    expect(answer.moved).toBe(3);
+    expect(answer.summary).toMatchObject({ processed: 3, deadLettered: 0 });
 
     const statuses = () => Promise.all(dedupKeys.map(async (key) => (await record(key))?.status));
     const final = await eventually(statuses, (s) => s.every((status) => status === 'processed'));

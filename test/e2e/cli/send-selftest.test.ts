@@ -101,7 +101,7 @@ describe('webhook-inbox send', { timeout: CLI_TIMEOUT_MS * 2 }, () => {
     ]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain('202, then dead-lettered (demo_permanent_failure)');
-    expect(human.stdout).toContain('webhook-inbox dlq list');
+    expect(human.stdout).toContain('see it with `npx webhook-inbox dlq list`');
   });
 
   it('prints each failed attempt while it waits, then the outcome after the retry', async () => {

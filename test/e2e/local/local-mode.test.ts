@@ -285,6 +285,12 @@ describe('local mode (npm start)', () => {
       45_000,
     );
     expect(inDlq).toBe(2);
+    // Said once: the permanent one's line says when SQS moves it, and the receives that only hand it on
+    // to the DLQ print nothing.
+    expect(processorOutcomes('standard-webhooks', 'msg_e2e_permanent')).toEqual(['dead_lettered']);
+    expect(stripVTControlCharacters(output)).toMatch(
+      /process dead_lettered demo_permanent_failure standard-webhooks key=msg_e2e_\S+ type=\S+ \(given up at receive 1; SQS moves it to the DLQ after receive 3\)/,
+    );
     const inbox = new DynamoInbox(clients().dynamodb, state.tableName);
     // The last receive's failure says so: the runbook's `deliveries list --status dead-lettered` finds it.
     expect(await inbox.get('standard-webhooks#msg_e2e_transient')).toMatchObject({

@@ -392,7 +392,8 @@ async function operate(cli: OperatorCli, config: Config): Promise<void> {
     | { entries: { messageId: string }[] };
   const entries = Array.isArray(dead) ? dead : dead.entries;
   if (entries[0]) await ok('dlq', 'show', entries[0].messageId, '--payload', '--json');
-  await ok('dlq', 'redrive', '--json');
+  // Long enough for one read of each moved record: the IAM check needs the calls, not the outcome.
+  await ok('dlq', 'redrive', '--wait-timeout', '1s', '--json');
   await ok('dlq', 'purge', '--yes', '--json');
   const ids = Object.keys(config.destinations).filter((id) => config.destinations[id]?.type !== 'handlers');
   await cli.consolePages();

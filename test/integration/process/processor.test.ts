@@ -1,8 +1,10 @@
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { parseConfig } from '../../../config';
+import { PROCESS_METRICS } from '../../../config/telemetry';
 import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { standardWebhooks } from '../../../lambdas/core/schemes/standard-webhooks';
+import { type MetricSink, noMetrics } from '../../../lambdas/core/telemetry';
 import { defineEvent, type EventDefinition, PermanentError } from '../../../lambdas/events';
 import { DEMO_PERMANENT_TYPE, DEMO_TRANSIENT_TYPE, demoEvents } from '../../../lambdas/events/demo';
 import { sqsRecordFrom } from '../../../local/sqs-event-source';
@@ -41,8 +43,8 @@ async function deliver(provider: string, id: string, payload: unknown): Promise<
   expect(response.statusCode).toBe(202);
 }
 
-function eventSource(handlers: readonly EventDefinition[], random?: () => number) {
-  const processor = processHandlerFor(ctx, resources, handlers, { config, random });
+function eventSource(handlers: readonly EventDefinition[], random?: () => number, metrics?: MetricSink) {
+  const processor = processHandlerFor(ctx, resources, handlers, { config, random, metrics });
   return { source: eventSourceFor(ctx, resources, processor.handler), logger: processor.logger };
 }
 
@@ -169,12 +171,17 @@ describe('processor: retries follow the schedule, and exhausted retries say dead
     await deliver('standard-webhooks', 'msg_perm', sw('order.cancelled'));
     let attempts = 0;
     const sends = countSends();
-    const { source, logger } = eventSource([
-      anyEvent(() => {
-        attempts++;
-        throw new PermanentError('order_not_found');
-      }),
-    ]);
+    const counted: string[] = [];
+    const { source, logger } = eventSource(
+      [
+        anyEvent(() => {
+          attempts++;
+          throw new PermanentError('order_not_found');
+        }),
+      ],
+      undefined,
+      { ...noMetrics, addMetric: (name) => void counted.push(name) },
+    );
     await drainQueue(ctx, resources, source);
     expect(attempts).toBe(1);
     expect(sends.calls).toBe(0);
@@ -184,9 +191,12 @@ describe('processor: retries follow the schedule, and exhausted retries say dead
       status: 'dead-lettered',
       lastErrorCode: 'order_not_found',
     });
-    // The first receive gave it up; the later ones only handed it on.
-    expect(outcomes(logger).filter((o) => o === 'dead_lettered')).toHaveLength(1);
-    expect(outcomes(logger).filter((o) => o === 'draining').length).toBeGreaterThanOrEqual(1);
+    // The first receive gave it up, and its one line says when SQS moves it; the later receives only hand
+    // it on, counted by the metric, with no line of their own.
+    expect(logger.lines.map((line) => line.attributes)).toEqual([
+      expect.objectContaining({ outcome: 'dead_lettered', receiveCount: 1, dlqAtReceive: MAX_RECEIVES }),
+    ]);
+    expect(counted.filter((name) => name === PROCESS_METRICS.draining)).toHaveLength(MAX_RECEIVES - 1);
   });
 
   it('dead-letters a payload that does not match the handler schema as schema_mismatch', async () => {

@@ -104,3 +104,40 @@ describe("consoleLogger: local mode's own lines", () => {
     );
   });
 });
+
+describe('the process line of a delivery given up early', () => {
+  it('says once when SQS moves it, since the receives in between print nothing', () => {
+    const log = consoleLogger(() => undefined);
+    // The processor writes a draining receive at DEBUG; local mode's console has no DEBUG line.
+    expect(log.process.debug).toBeUndefined();
+    const [line] = lines((sinks) =>
+      sinks.process.warn('event dead-lettered', {
+        outcome: 'dead_lettered',
+        errorCode: 'demo_permanent_failure',
+        provider: 'standard-webhooks',
+        dedupKey: 'msg_1',
+        eventType: 'webhook-inbox.demo.permanent',
+        receiveCount: 1,
+        dlqAtReceive: 12,
+      }),
+    );
+    expect(line).toMatch(
+      /process dead_lettered demo_permanent_failure standard-webhooks key=msg_1 type=\S+ \(given up at receive 1; SQS moves it to the DLQ after receive 12\)$/,
+    );
+  });
+
+  it('adds nothing when the last receive gave it up', () => {
+    const [line] = lines((sinks) =>
+      sinks.process.warn('event dead-lettered', {
+        outcome: 'dead_lettered',
+        errorCode: 'Error',
+        provider: 'github',
+        dedupKey: 'abc',
+        eventType: 'push',
+        receiveCount: 12,
+        dlqAtReceive: 12,
+      }),
+    );
+    expect(line).toMatch(/type=push$/);
+  });
+});

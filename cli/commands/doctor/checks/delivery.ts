@@ -3,6 +3,7 @@
 // URL is refused with 405. The delivery is real: it is recorded, and your handlers process the sample event.
 import type { ResolvedProvider } from '../../../../config';
 import { checkProcessedOnce } from '../../../operations/processed-once';
+import { CLI } from '../../../shared/hint';
 import { describeError } from '../../../shared/output';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
 import type { DoctorContext } from '../ports';
@@ -22,7 +23,7 @@ const METHOD_TITLE = 'another method on the same URL gets 405';
 /** What to look at for each refusal of a correctly signed delivery. */
 function deliveryFix(status: number, provider: string, stack: string): string {
   if (status === 401) {
-    return `the inbox did not verify a delivery signed with its stored secret: warm Lambdas reload secrets within 5 minutes of a change; else check \`webhook-inbox secrets show ${provider} ${stack}\``;
+    return `the inbox did not verify a delivery signed with its stored secret: warm Lambdas reload secrets within 5 minutes of a change; else check \`${CLI} secrets show ${provider} ${stack}\``;
   }
   if (status === 403)
     return 'the front door refused it: check the WAF web ACL (its per-IP rate rule) or a resource policy';
@@ -90,7 +91,7 @@ async function drillOne(
         DELIVERY,
         DELIVERY_TITLE,
         why,
-        `set a ${provider.scheme} secret: \`webhook-inbox secrets rotate ${provider.id}\``,
+        `set a ${provider.scheme} secret: \`${CLI} secrets rotate ${provider.id}\``,
       ),
       cannotCheck(PROCESSED, PROCESSED_TITLE, `needs "${DELIVERY_TITLE}", which failed`),
     ];
@@ -146,7 +147,7 @@ async function drillOne(
           PROCESSED,
           PROCESSED_TITLE,
           once.got,
-          `look at it with \`webhook-inbox deliveries show ${key} ${stack}\` and the processor's log group`,
+          `look at it with \`${CLI} deliveries show ${key} ${stack}\` and the processor's log group`,
         ),
   ];
 }

@@ -2,6 +2,7 @@
 // forwarder's rules) is delivered, and an SQS or EventBridge target is in a region the forwarder reaches.
 import { type ForwardDestination, forwardDestinations } from '../../../../config';
 import { targetReach } from '../../../../lambdas/core/destinations/arn-region';
+import { CLI } from '../../../shared/hint';
 import { describeError } from '../../../shared/output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass, skipped } from '../checklist';
@@ -78,7 +79,7 @@ async function testResult(
       id,
       title,
       `${answer}: ${outcome.meaning}`,
-      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\` and docs/operations.md, "A destination is failing, or disabled"`,
+      `see \`${CLI} destinations test ${destination.id} --stack ${ctx.stack.name}\` and docs/operations.md, "A destination is failing, or disabled"`,
       { wrote },
     );
   } catch (error) {
@@ -96,7 +97,7 @@ async function testResult(
       id,
       title,
       describeError(error),
-      `see \`webhook-inbox destinations test ${destination.id} --stack ${ctx.stack.name}\``,
+      `see \`${CLI} destinations test ${destination.id} --stack ${ctx.stack.name}\``,
     );
   }
 }

@@ -2,6 +2,7 @@
 // issues its own, no longer the random placeholder the stack created (the provider never signs with it).
 import type { ResolvedProvider } from '../../../../config';
 import { GUIDES } from '../../../operations/provider-guides';
+import { CLI } from '../../../shared/hint';
 import { describeError } from '../../../shared/output';
 import { isAccessDenied } from '../access-denied';
 import { blockedBy, type CheckResult, cannotCheck, fail, pass } from '../checklist';
@@ -48,8 +49,8 @@ async function checkSecret(
   const guide = GUIDES[provider.scheme];
   const setIt =
     guide.issuer === 'provider'
-      ? `copy the secret ${guide.name} shows (${guide.where}), then \`webhook-inbox secrets rotate ${provider.id} ${stack} --value <secret>\``
-      : `\`webhook-inbox secrets rotate ${provider.id} ${stack}\`, then paste it into ${guide.name} (${guide.where})`;
+      ? `copy the secret ${guide.name} shows (${guide.where}), then \`${CLI} secrets rotate ${provider.id} ${stack} --value <secret>\``
+      : `\`${CLI} secrets rotate ${provider.id} ${stack}\`, then paste it into ${guide.name} (${guide.where})`;
   let secrets: string[];
   try {
     secrets = await target.secrets.list(provider.id);

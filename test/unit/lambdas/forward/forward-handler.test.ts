@@ -128,4 +128,43 @@ describe('the forwarder batch', () => {
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(calls).toEqual(['pause hooks', 'resume hooks']);
   });
+
+  it('writes no line for a copy already given up that it only hands on to the DLQ (said once, when it was given up)', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const handler = createForwardHandler({
+      config,
+      senders: { http: { send: async () => ({ kind: 'answered', status: 204 }) } },
+      history: {
+        get: async () =>
+          ({
+            destination: 'hooks',
+            state: 'dead-lettered',
+            deadLetterMessageId: 'm-1',
+            lastErrorCode: 'http_400',
+          }) as ForwardState,
+        put: async () => 'written' as const,
+      },
+      states: {
+        status: async () => ({ enabled: true }),
+        disable: async () => undefined,
+        enable: async () => undefined,
+        count: async () => undefined,
+        recent: async () => ({ delivered: 0, failed: 0 }),
+      },
+      intake: { pause: async () => undefined, resume: async () => undefined },
+      payloads: { get: async () => ({ body: Buffer.alloc(0) }), rewrite: async () => undefined },
+      messagesFor: () => ({ delay: async () => undefined }),
+      queues: { send: async () => ({ messageId: 'x' }) },
+      clock: { now: () => 2_000 },
+      ...jsonTelemetry({
+        service: SERVICE.forward,
+        namespace: METRICS_NAMESPACE,
+        write: (line) => void lines.push(JSON.parse(line)),
+        env: {},
+      }),
+    });
+    const response = await handler({ Records: [record(1)] });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(lines.filter((line) => String(line.message).includes('draining'))).toEqual([]);
+  });
 });

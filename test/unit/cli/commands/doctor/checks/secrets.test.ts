@@ -25,7 +25,7 @@ describe('checkSecrets', () => {
     expect(byId['secret:stripe']).toMatchObject({ status: 'fail' });
     expect(byId['secret:stripe']?.detail).toContain('still the placeholder the stack generated');
     expect(byId['secret:stripe']?.fix).toContain(
-      'webhook-inbox secrets rotate stripe --stack WebhookInbox --value <secret>',
+      'npx webhook-inbox secrets rotate stripe --stack WebhookInbox --value <secret>',
     );
     expect(byId['secret:github']).toMatchObject({ status: 'pass' });
     expect(byId['secret:github']?.detail).toContain('GitHub must sign with it');
