@@ -1,6 +1,7 @@
 // Local mode's output: one readable line per delivery and per processed event, instead of JSON logs.
 import pc from 'picocolors';
 import type { LogAttributes, LogSink } from '../lambdas/core/telemetry';
+import { terminalText } from '../lambdas/core/terminal-text';
 
 function statusColour(status: number): (text: string) => string {
   if (status < 300) return pc.green;
@@ -8,21 +9,12 @@ function statusColour(status: number): (text: string) => string {
   return pc.red;
 }
 
-// C0 and C1 controls (ESC, and U+009B, the one-character CSI), DEL, the bidirectional overrides and
-// isolates, and the Unicode line separators: each could move the cursor, recolour or rewrite the terminal,
-// or make a line read differently from what it holds.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
-
 /**
- * A value as text that is safe on a terminal: unprintable characters written as `\uXXXX` escapes. Every
- * field of a line goes through it, since any of them may come from a request or a handler.
+ * A value as one line of text that is safe on a terminal (core/terminal-text.ts; newlines escaped too).
+ * Every field of a line goes through it, since any of them may come from a request or a handler.
  */
 export function printable(value: unknown): string {
-  return String(value ?? '-').replace(
-    UNPRINTABLE,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return terminalText(String(value ?? '-'));
 }
 
 function short(value: unknown, length = 16): string {

@@ -2,6 +2,7 @@
 // (2 for a usage mistake, 1 for a failure at run time). Kept light: every command loads it at start-up.
 import Table from 'cli-table3';
 import pc from 'picocolors';
+import { terminalText } from '../../lambdas/core/terminal-text';
 
 /** `refused`: the command was understood and the target answered, but would not (a replay in flight). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, refused: 3 } as const;
@@ -74,22 +75,11 @@ export function print(text = ''): void {
 const NO_ROW_LINES = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
 /**
- * Text a sender or a record chose, made safe to print on a terminal: control characters other than
- * newline and tab (C0, DEL and C1, which include ESC and CSI) and the bidirectional controls (U+202A to
- * U+202E, U+2066 to U+2069, and the marks U+200E, U+200F, U+061C) are shown as `\xNN` / `\uNNNN` escapes,
- * so a sender's bytes cannot retitle, clear or recolour the operator's terminal, or reorder what it shows.
+ * Text a sender or a record chose, made safe to print on a terminal (core/terminal-text.ts): its newlines
+ * and tabs kept, every character that could retitle, clear, recolour or reorder the terminal escaped.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => {
-      const code = c.charCodeAt(0);
-      return code < 0x80
-        ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16).padStart(4, '0')}`;
-    },
-  );
+  return terminalText(text, { keepLines: true });
 }
 
 /**

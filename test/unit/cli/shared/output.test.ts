@@ -7,7 +7,7 @@ describe('terminalSafe', () => {
   it('shows ESC, BEL, CSI and other control characters as escapes', () => {
     const hostile = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m\u007f\u0000';
     const shown = terminalSafe(hostile);
-    expect(shown).toBe('\\x1b]0;PWNED\\x07\\x1b[2J\\u009b31m\\x7f\\x00');
+    expect(shown).toBe('\\u001b]0;PWNED\\u0007\\u001b[2J\\u009b31m\\u007f\\u0000');
     expect(
       [...shown].every((c) => c.charCodeAt(0) >= 0x20 && (c.charCodeAt(0) < 0x7f || c.charCodeAt(0) > 0x9f)),
     ).toBe(true);

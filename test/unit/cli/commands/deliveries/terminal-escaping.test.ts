@@ -43,14 +43,14 @@ describe('deliveries list and show: planted fields', () => {
   it('list prints the planted provider, event type, status, error, key and time escaped', () => {
     const out = listTable([planted]);
     expect(actionable(out)).toEqual([]);
-    expect(out).toContain('push\\x1b]0;pwned\\x07');
+    expect(out).toContain('push\\u001b]0;pwned\\u0007');
   });
 
   it('show prints every planted field escaped, the bidirectional controls included', () => {
     const out = showDetails(planted);
     expect(actionable(out)).toEqual([]);
     expect(out).toContain('abc\\u202egnp.exe\\u2066');
-    expect(out).toContain('push\\x1b]0;pwned\\x07\\x1b[2J');
-    expect(out).toContain('http_500\\x1b]0;pwned\\x07');
+    expect(out).toContain('push\\u001b]0;pwned\\u0007\\u001b[2J');
+    expect(out).toContain('http_500\\u001b]0;pwned\\u0007');
   });
 });
