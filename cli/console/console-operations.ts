@@ -71,7 +71,7 @@ const DAY_MS = 86_400_000;
  * A failed read in one line with its reason code: what failed, and AWS's error name (AccessDenied,
  * Throttling) or the network's code, never AWS's message, which names the caller's ARN.
  */
-export function failureReason(error: unknown): string {
+function failureReason(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   if (!(error instanceof Error) || !(cause instanceof Error)) return describeError(error);
   const code = (cause as { code?: unknown }).code;
