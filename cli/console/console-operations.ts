@@ -1,9 +1,11 @@
 // What the console does, over a Target: the same adapters the CLI commands use (DynamoInbox, SqsQueueOps,
 // the secret stores), so a page and `webhook-inbox deliveries|dlq|secrets` always agree.
 import { statSync } from 'node:fs';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Config } from '../../config';
 import { queueRetentionSeconds } from '../../config/retention';
 import { METRICS_NAMESPACE, SERVICE, VERIFY_METRICS } from '../../config/telemetry';
+import type { CloudWatchMetrics } from '../../lambdas/adapters/cloudwatch-metrics';
 import { DynamoInbox } from '../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../lambdas/adapters/sqs-queue-ops';
 import type { InboxRecord } from '../../lambdas/core/inbox';
@@ -16,6 +18,13 @@ import { describeError, maskSecret, UsageError } from '../shared/output';
 import type { Target } from '../shared/target-types';
 import { DeliveriesSource } from './deliveries-source';
 import type { Progress } from './jobs';
+import {
+  type DuplicateTrend,
+  duplicateBuckets,
+  duplicatePeriodSeconds,
+  type TrendWindow,
+  windowBuckets,
+} from './trends';
 
 export interface DeadLetterGroup {
   provider: string;
@@ -58,6 +67,18 @@ export interface ProviderView {
 const LABELS = ['current', 'previous'];
 const DAY_MS = 86_400_000;
 
+/**
+ * A failed read in one line with its reason code: what failed, and AWS's error name (AccessDenied,
+ * Throttling) or the network's code, never AWS's message, which names the caller's ARN.
+ */
+function failureReason(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(error instanceof Error) || !(cause instanceof Error)) return describeError(error);
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === 'string') return `${error.message}: ${code}`;
+  return cause.name && cause.name !== 'Error' ? `${error.message}: ${cause.name}` : describeError(error);
+}
+
 /** When the delivery was given up: its dead-lettered mark, else (stranded) its last failure. */
 export const deadLetteredAtMs = (r: InboxRecord) =>
   Date.parse(r.deadLetteredAt ?? r.failedAt ?? r.receivedAt);
@@ -92,6 +113,8 @@ export class ConsoleOperations {
     readonly config: Config,
     private readonly clients: Awaited<ReturnType<Target['clients']>>,
     private readonly secretsFile?: string,
+    /** Where the metric reads go; a client in the target's region when not given. */
+    private readonly cloudWatch?: () => CloudWatchClient,
   ) {
     // The configured providers: a listing that names none reads each one's index partitions.
     const inbox = new DynamoInbox(clients.dynamodb, target.tableName, {
@@ -252,21 +275,56 @@ export class ConsoleOperations {
 
   /** The last 24 hours' PreviousSecretUsed on the stack, from CloudWatch. */
   private async previousUseCount(): Promise<{ count: number } | { error: string }> {
-    const { createCloudWatchClient } = await import('../../lambdas/adapters/clients');
-    const { CloudWatchMetrics } = await import('../../lambdas/adapters/cloudwatch-metrics');
-    const client = createCloudWatchClient({ region: this.target.region });
     try {
       const untilMs = Date.now();
-      const count = await new CloudWatchMetrics(client).sum({
-        namespace: METRICS_NAMESPACE,
-        metric: VERIFY_METRICS.previousSecretUsed,
-        dimensions: { service: SERVICE.verify },
-        sinceMs: untilMs - DAY_MS,
-        untilMs,
-      });
+      const count = await this.withMetrics((metrics) =>
+        metrics.sum({
+          namespace: METRICS_NAMESPACE,
+          metric: VERIFY_METRICS.previousSecretUsed,
+          dimensions: { service: SERVICE.verify },
+          sinceMs: untilMs - DAY_MS,
+          untilMs,
+        }),
+      );
       return { count };
     } catch (error) {
       return { error: describeError(error) };
+    }
+  }
+
+  /**
+   * Duplicates per bucket of a trends window, from the verify function's DeliveryDuplicate metric: one
+   * GetMetricStatistics request, one period per bucket. The metric's only dimension is the service, so
+   * the count is every provider's. Local mode publishes no metrics.
+   */
+  async duplicateTrend(window: TrendWindow, nowMs: number): Promise<DuplicateTrend> {
+    if (this.target.kind === 'local') return { source: 'none' };
+    try {
+      const sums = await this.withMetrics((metrics) =>
+        metrics.sumsPerPeriod(
+          {
+            namespace: METRICS_NAMESPACE,
+            metric: VERIFY_METRICS.duplicate,
+            dimensions: { service: SERVICE.verify },
+            sinceMs: windowBuckets(window, nowMs).sinceMs,
+            untilMs: nowMs,
+          },
+          duplicatePeriodSeconds(window),
+        ),
+      );
+      return { source: 'metric', values: duplicateBuckets(window, nowMs, sums) };
+    } catch (error) {
+      return { source: 'metric', error: failureReason(error) };
+    }
+  }
+
+  /** A CloudWatch client for one read, closed after it (the console reads metrics once per page). */
+  private async withMetrics<T>(read: (metrics: CloudWatchMetrics) => Promise<T>): Promise<T> {
+    const { createCloudWatchClient } = await import('../../lambdas/adapters/clients');
+    const adapter = await import('../../lambdas/adapters/cloudwatch-metrics');
+    const client = this.cloudWatch?.() ?? createCloudWatchClient({ region: this.target.region });
+    try {
+      return await read(new adapter.CloudWatchMetrics(client));
     } finally {
       client.destroy();
     }

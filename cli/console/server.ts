@@ -46,6 +46,8 @@ export type ConsoleBackend = Pick<
     provider: string,
     dedupKey: string,
   ): Promise<{ kind: string; reason?: string; messageId?: string; destinations?: string[] }>;
+  /** ConsoleOperations.duplicateTrend; a stand-in without it draws the trends as local mode does. */
+  duplicateTrend?: ConsoleOperations['duplicateTrend'];
 };
 
 export interface ConsoleOptions {
@@ -148,8 +150,11 @@ function deliveriesQuery(form: DeliveriesForm, nowMs: number): DeliveryQuery {
 async function deliveriesTrends(c: Context, form: DeliveriesForm, nowMs: number): Promise<string> {
   if (form.cursor || form.q) return '';
   const window = trendWindow(param(c.url, 'trend'));
-  const view = await readTrends(c.backend.deliveries, window, nowMs, form.provider);
-  return trendsSection(view, { ...form, trend: window });
+  const [view, duplicates] = await Promise.all([
+    readTrends(c.backend.deliveries, window, nowMs, form.provider),
+    c.backend.duplicateTrend?.(window, nowMs),
+  ]);
+  return trendsSection(view, { ...form, trend: window }, duplicates);
 }
 
 function redriveScope(body: Record<string, unknown>): RedriveScope {

@@ -1,12 +1,13 @@
 // The Deliveries page's trends section: the window switch, the charts (svg-chart.ts) and tables of
-// computeTrends (trends.ts), what the read cost, and what the data cannot say. Links only: the switch is a
-// query parameter, so the section needs no script.
+// computeTrends (trends.ts), the duplicates a stack's metric counts, what the reads cost, and what the
+// data cannot say. Links only: the switch is a query parameter, so the section needs no script.
 import { formatAge } from '../shared/output';
 import { esc, query, table } from './html';
 import { type BarChart, type ChartSeries, stackedBarChart } from './svg-chart';
 import {
   COPY_OUTCOMES,
   costPerThousandViews,
+  type DuplicateTrend,
   OUTCOMES,
   TREND_READ_CAP,
   TREND_WINDOWS,
@@ -70,8 +71,19 @@ function chart(
   unit: string,
   series: ChartSeries[],
   emptyText: string,
+  fromInboxRead = true,
 ) {
-  const spec: BarChart = { id, title, unit, series, emptyText, ...axis(trends) };
+  // A chart drawn from elsewhere than the inbox read has no part the read's cap left out.
+  const { unread, ...rest } = axis(trends);
+  const spec: BarChart = {
+    id,
+    title,
+    unit,
+    series,
+    emptyText,
+    ...rest,
+    ...(fromInboxRead && unread ? { unread } : {}),
+  };
   return `<figure class="trend"><figcaption>${esc(title)}</figcaption>${stackedBarChart(spec)}</figure>`;
 }
 
@@ -102,7 +114,49 @@ function rowsTable<O extends string>(
   return table([...head, ...outcomes, 'Failed attempts', 'Oldest pending'], rows, '', ' class="trend-table"');
 }
 
-export function trendsSection(view: TrendsView, form: Record<string, string | undefined>): string {
+const DUPLICATE_COLOUR = '#6e7781';
+
+/**
+ * Duplicates: a chart from the metric on a stack, with where the figure comes from; a sentence locally;
+ * one line when the metric could not be read.
+ */
+function duplicatesPart(
+  trends: Trends,
+  duplicates: DuplicateTrend,
+  provider: string | undefined,
+): { chart: string; note: string } {
+  const per = TREND_WINDOWS[trends.window].per;
+  if (duplicates.source === 'none') {
+    return {
+      chart: '',
+      note: `<p class="dim" id="trends-duplicates">Duplicates are not counted locally: a provider's retry of a delivery is answered from its record without a write, so the inbox table holds no count of them, and local mode publishes no metrics. On a stack they are drawn here from the verify function's DeliveryDuplicate metric.</p>`,
+    };
+  }
+  if ('error' in duplicates) {
+    return {
+      chart: '',
+      note: `<p class="error" id="trends-duplicates">duplicates not available: ${esc(duplicates.error)}</p>`,
+    };
+  }
+  return {
+    chart: chart(
+      trends,
+      'trend-duplicates',
+      `Duplicates ${per} (all providers)`,
+      `duplicates ${per}`,
+      [{ name: 'duplicate', colour: DUPLICATE_COLOUR, values: duplicates.values }],
+      'no duplicates',
+      false,
+    ),
+    note: `<p class="dim" id="trends-duplicates">Duplicates are a provider's retries of deliveries already received, answered without a write: the inbox table holds no count of them, so they come from the verify function's DeliveryDuplicate metric in CloudWatch, which counts all providers together${provider ? `, not ${esc(provider)} alone` : ''}.</p>`,
+  };
+}
+
+export function trendsSection(
+  view: TrendsView,
+  form: Record<string, string | undefined>,
+  duplicates: DuplicateTrend = { source: 'none' },
+): string {
   const window = 'error' in view ? view.window : view.trends.window;
   const switchLinks = (Object.keys(TREND_WINDOWS) as TrendWindow[])
     .map((w) =>
@@ -139,6 +193,7 @@ export function trendsSection(view: TrendsView, form: Record<string, string | un
     byName(trends.deliveries.failures, providers),
     'no failed attempts',
   );
+  const dupes = duplicatesPart(trends, duplicates, form.provider);
   const cap =
     trends.unreadBeforeMs === undefined
       ? ''
@@ -168,15 +223,22 @@ export function trendsSection(view: TrendsView, form: Record<string, string | un
 ${rowsTable(trends.destinations, COPY_OUTCOMES, ['Destination', 'Copies'], trends.nowMs)}
 <p class="dim">A copy counts in the hour its delivery was received. Its record keeps the time of its last attempt only, so all its failed attempts are drawn there.</p>`;
   const units = Math.round(view.readUnits * 10) / 10;
-  const cost = costPerThousandViews(view.readUnits);
+  const metricRequests = duplicates.source === 'metric' && !('error' in duplicates) ? 1 : 0;
+  const cost = costPerThousandViews(view.readUnits, metricRequests);
+  const read = `This view read ${esc(view.itemsRead.toLocaleString('en-US'))} index entries and records, ${esc(units)} read units as DynamoDB reported them`;
+  const price = `about $${esc(cost.toFixed(cost < 0.01 ? 4 : 2))} per 1,000 views`;
+  const readText =
+    metricRequests === 0
+      ? `${read}: ${price} at on-demand prices ($0.125 per million read units, us-east-1).`
+      : `${read}, and made one CloudWatch GetMetricStatistics request for the duplicates: ${price} at list prices ($0.125 per million read units; $0.01 per 1,000 CloudWatch requests past the free tier's million a month; us-east-1).`;
   return `<section class="trends" id="trends">${head}
 <p class="dim">${esc(trends.counted)} deliveries received since ${esc(iso(trends.sinceMs).slice(0, 16).replace('T', ' '))} UTC${form.provider ? ` from ${esc(form.provider)}` : ''}, by their status now; failed attempts of those deliveries, when they failed.</p>
 ${cap}
-<div id="provider-trends"><div class="trend-charts">${received}${failures}</div>
+<div id="provider-trends"><div class="trend-charts">${received}${failures}${dupes.chart}</div>
 ${rowsTable(trends.deliveries, OUTCOMES, ['Provider', 'Received'], trends.nowMs, (p) => `deliveries${query({ provider: p, trend: window })}`)}
-<p class="dim" id="trends-duplicates">Duplicates are not shown: a provider's retry of a delivery is answered from its record without a write, so the inbox table holds no count of them. On AWS the verify function's DeliveryDuplicate metric counts them (all providers together).</p></div>
+${dupes.note}</div>
 <div id="destination-trends"><h2>By destination</h2>
 ${destinationPart}</div>
-<p class="dim" id="trends-cost">This view read ${esc(view.itemsRead.toLocaleString('en-US'))} index entries and records, ${esc(units)} read units as DynamoDB reported them: about $${esc(cost.toFixed(cost < 0.01 ? 4 : 2))} per 1,000 views at on-demand prices ($0.125 per million read units, us-east-1).</p>
+<p class="dim" id="trends-cost">${readText}</p>
 </section>`;
 }

@@ -213,10 +213,53 @@ export function computeTrends(input: TrendInput): Trends {
   };
 }
 
+/**
+ * Duplicates per bucket. A provider's retry is answered from the existing record by a conditional write
+ * that fails, so the inbox table holds no count of them; on a stack the verify function's
+ * DeliveryDuplicate metric does, for all providers together (its only dimension is the service). Local
+ * mode publishes no metrics: `none`.
+ */
+export type DuplicateTrend =
+  | { source: 'none' }
+  | { source: 'metric'; values: number[] }
+  | { source: 'metric'; error: string };
+
+/** The metric's period: one CloudWatch period per bucket, so each datapoint is one bar. */
+export function duplicatePeriodSeconds(window: TrendWindow): number {
+  return TREND_WINDOWS[window].bucketMs / 1000;
+}
+
+/**
+ * The metric's per-period sums placed in the window's buckets, by each datapoint's time (CloudWatch
+ * stamps a datapoint with its period's start, and returns them in no order). A bucket without a datapoint
+ * had nothing published: 0. Datapoints outside the window are dropped.
+ */
+export function duplicateBuckets(
+  window: TrendWindow,
+  nowMs: number,
+  sums: readonly { atMs: number; sum: number }[],
+): number[] {
+  const { bucketMs } = TREND_WINDOWS[window];
+  const { sinceMs, bucketStarts } = windowBuckets(window, nowMs);
+  const values = zeros(bucketStarts.length);
+  for (const { atMs, sum } of sums) {
+    if (Number.isNaN(atMs) || atMs < sinceMs || atMs > nowMs) continue;
+    const slot = Math.floor((atMs - sinceMs) / bucketMs);
+    values[slot] = (values[slot] ?? 0) + sum;
+  }
+  return values;
+}
+
+/**
+ * CloudWatch, us-east-1 list price per GetMetricStatistics request, past the free tier's million API
+ * requests a month (bench/data/aws-prices.json, cloudwatchApiRequests).
+ */
+export const USD_PER_METRIC_REQUEST = 0.01 / 1_000;
+
 /** DynamoDB on-demand, us-east-1 list price per read request unit (bench/data/aws-prices.json). */
 export const USD_PER_READ_UNIT = 0.125 / 1_000_000;
 
-/** What a view's read costs at on-demand prices: per 1,000 views, in dollars. */
-export function costPerThousandViews(readUnits: number): number {
-  return readUnits * USD_PER_READ_UNIT * 1000;
+/** What a view's reads cost at list prices: per 1,000 views, in dollars. */
+export function costPerThousandViews(readUnits: number, metricRequests = 0): number {
+  return (readUnits * USD_PER_READ_UNIT + metricRequests * USD_PER_METRIC_REQUEST) * 1000;
 }

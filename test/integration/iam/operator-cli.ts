@@ -62,7 +62,10 @@ export class OperatorCli {
     return { code, stdout: out.join(''), stderr: err.join('') };
   }
 
-  /** What the console (`webhook-inbox console --stack`) reads for its pages: providers, dead letters. */
+  /**
+   * What the console (`webhook-inbox console --stack`) reads for its pages: providers, dead letters, and
+   * the trends' duplicates (a refused metric read becomes a line on the page, so the log is what tells).
+   */
   async consolePages(): Promise<void> {
     await this.log.as('cli', async () => {
       const config = loadProjectConfig(this.cwd);
@@ -72,6 +75,7 @@ export class OperatorCli {
         await pages.providers();
         await pages.dlqCounts();
         await pages.deadLetterGroups();
+        await pages.duplicateTrend('24h', Date.now());
       } finally {
         target.close();
       }

@@ -1,6 +1,7 @@
 // The trends section of the Deliveries page: the 24 h / 7 d switch as links, four well-formed charts,
-// the tables by provider and destination, the cost of the read, where a capped read stopped, what the
-// data cannot say (duplicates), and a failed read as one line.
+// the tables by provider and destination, the cost of the read, where a capped read stopped, duplicates
+// (drawn from the metric on a stack, a sentence locally, one line when the metric cannot be read), and a
+// failed read as one line.
 import { describe, expect, it } from 'vitest';
 import { computeTrends, TREND_READ_CAP } from '../../../../cli/console/trends';
 import { trendsSection } from '../../../../cli/console/trends-section';
@@ -90,7 +91,7 @@ describe('trends section', () => {
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
-  it('says what the read cost, and that duplicates are not in the table', () => {
+  it('says what the read cost, and that duplicates are not counted locally', () => {
     const html = trendsSection(
       {
         trends: computeTrends({ window: '7d', nowMs: NOW, records, truncated: false }),
@@ -102,7 +103,10 @@ describe('trends section', () => {
     expect(html).toMatch(
       /read 4,321 index entries and records, 2500 read units as DynamoDB reported them: about \$0\.31 per 1,000 views/,
     );
-    expect(html).toContain('Duplicates are not shown');
+    expect(html).toContain('Duplicates are not counted locally');
+    expect(html).toContain('On a stack they are drawn here from the verify function');
+    expect(html).not.toContain('trend-duplicates"');
+    expect(html).not.toContain('GetMetricStatistics');
     expect(html).toContain('per 6 hours');
   });
 
@@ -127,5 +131,62 @@ describe('trends section', () => {
       '<p class="error">trends not available: dynamodb Query failed: &lt;refused&gt;</p>',
     );
     expect(html).toContain('<strong aria-current="true">7 days</strong>');
+  });
+
+  const view = (window: '24h' | '7d', truncated = false) => ({
+    trends: computeTrends({ window, nowMs: NOW, records, truncated }),
+    itemsRead: 1000,
+    readUnits: 1000,
+  });
+
+  it('draws duplicates from the metric on a stack, for all providers, and adds its request to the cost', () => {
+    const values = Array.from({ length: 24 }, (_, i) => (i === 23 ? 5 : i === 20 ? 2 : 0));
+    const html = trendsSection(view('24h', true), { provider: 'github' }, { source: 'metric', values });
+    const chart = svgs(html).find((c) => c.attributes.id === 'trend-duplicates');
+    expect(chart).toBeDefined();
+    const elements = allElements(chart as NonNullable<typeof chart>);
+    const bars = elements.filter((e) => e.attributes.class === 'bar');
+    expect(bars).toHaveLength(2);
+    expect(html).toContain('<figcaption>Duplicates per hour (all providers)</figcaption>');
+    // The metric is not the inbox read: no grey band where the read's cap stopped.
+    expect(elements.some((e) => e.attributes.class === 'unread')).toBe(false);
+    expect(html).toContain(
+      'DeliveryDuplicate metric in CloudWatch, which counts all providers together, not github alone',
+    );
+    expect(html).not.toContain('not counted locally');
+    expect(html).toMatch(
+      /1000 read units as DynamoDB reported them, and made one CloudWatch GetMetricStatistics request for the duplicates: about \$0\.14 per 1,000 views/,
+    );
+    // The other charts are all still there.
+    expect(svgs(html)).toHaveLength(5);
+  });
+
+  it('draws 7 days of duplicates in 6-hour bars', () => {
+    const values = Array.from({ length: 28 }, (_, i) => (i === 0 ? 1 : 0));
+    const html = trendsSection(view('7d'), {}, { source: 'metric', values });
+    expect(html).toContain('<figcaption>Duplicates per 6 hours (all providers)</figcaption>');
+    const chart = svgs(html).find((c) => c.attributes.id === 'trend-duplicates');
+    expect(
+      allElements(chart as NonNullable<typeof chart>).filter((e) => e.attributes.class === 'bar'),
+    ).toHaveLength(1);
+    expect(html).not.toContain(', not ');
+  });
+
+  it('says in one line why duplicates could not be read, and shows the rest of the trends', () => {
+    const html = trendsSection(
+      view('24h'),
+      {},
+      { source: 'metric', error: 'cloudwatch GetMetricStatistics failed: <AccessDenied>' },
+    );
+    expect(html).toContain(
+      '<p class="error" id="trends-duplicates">duplicates not available: cloudwatch GetMetricStatistics failed: &lt;AccessDenied&gt;</p>',
+    );
+    expect(svgs(html).map((c) => c.attributes.id)).toEqual([
+      'trend-received',
+      'trend-failures',
+      'trend-copies',
+      'trend-destination-failures',
+    ]);
+    expect(html).toContain('id="trends-cost"');
   });
 });

@@ -1,12 +1,12 @@
-// CloudWatchMetrics.sum over a real CloudWatchClient whose GetMetricStatistics is answered by a middleware
-// (there is no CloudWatch emulator): what it asks for, how it adds the datapoints up, and a failure as a
-// DependencyError.
+// CloudWatchMetrics over a real CloudWatchClient whose GetMetricStatistics is answered by a middleware
+// (there is no CloudWatch emulator): what it asks for, how it adds the datapoints up or hands them back
+// per period, and a failure as a DependencyError.
 import { CloudWatchClient, type GetMetricStatisticsCommandInput } from '@aws-sdk/client-cloudwatch';
 import { describe, expect, it } from 'vitest';
 import { CloudWatchMetrics } from '../../../../lambdas/adapters/cloudwatch-metrics';
 import { DependencyError } from '../../../../lambdas/core/errors';
 
-function fakeCloudWatch(answer: () => { Datapoints?: { Sum?: number }[] }) {
+function fakeCloudWatch(answer: () => { Datapoints?: { Sum?: number; Timestamp?: Date }[] }) {
   const asked: GetMetricStatisticsCommandInput[] = [];
   const client = new CloudWatchClient({
     region: 'us-east-1',
@@ -63,5 +63,48 @@ describe('CloudWatchMetrics.sum', () => {
     const failure = await new CloudWatchMetrics(client).sum(window).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DependencyError);
     expect(failure).toMatchObject({ dependency: 'cloudwatch', operation: 'GetMetricStatistics' });
+  });
+});
+
+describe('CloudWatchMetrics.sumsPerPeriod', () => {
+  it('asks once for the Sum per period over the window, and hands back each datapoint by its time', async () => {
+    const at = (hour: number) => new Date(window.sinceMs + hour * 3_600_000);
+    const { client, asked } = fakeCloudWatch(() => ({
+      // In no particular order, as CloudWatch sends them; one without a time is no use to a chart.
+      Datapoints: [
+        { Sum: 2, Timestamp: at(5) },
+        { Sum: 1, Timestamp: at(0) },
+        { Sum: 9 },
+        { Timestamp: at(7) },
+      ],
+    }));
+    const sums = await new CloudWatchMetrics(client).sumsPerPeriod(window, 3_600);
+    expect(sums).toEqual([
+      { atMs: at(5).getTime(), sum: 2 },
+      { atMs: at(0).getTime(), sum: 1 },
+      { atMs: at(7).getTime(), sum: 0 },
+    ]);
+    expect(asked).toEqual([
+      {
+        Namespace: 'WebhookInbox',
+        MetricName: 'PreviousSecretUsed',
+        Dimensions: [{ Name: 'service', Value: 'webhook-inbox-verify' }],
+        StartTime: new Date(window.sinceMs),
+        EndTime: new Date(window.untilMs),
+        Period: 3_600,
+        Statistics: ['Sum'],
+      },
+    ]);
+  });
+
+  it('turns a refusal into DependencyError(cloudwatch, GetMetricStatistics) with it as the cause', async () => {
+    const { client } = fakeCloudWatch(() => {
+      throw Object.assign(new Error('User is not authorized'), { name: 'AccessDenied' });
+    });
+    const failure = await new CloudWatchMetrics(client)
+      .sumsPerPeriod(window, 3_600)
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DependencyError);
+    expect((failure as Error).cause).toMatchObject({ name: 'AccessDenied' });
   });
 });
