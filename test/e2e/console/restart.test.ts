@@ -1,16 +1,10 @@
-// The console outlives the local instance it shows. With the console running in a browser, the instance is
-// stopped (each page then says in one line that none runs and how to start one), its record is left behind
-// by a "crash" (the page says the instance does not answer, from a real refused connection), and a new
-// instance is started on new ports: the same page works again, without restarting the console.
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalInbox } from '../../../local/local-inbox';
 import { writeLocalState } from '../../../local/state-file';
+import { launchChromium } from '../../support/chromium';
 import { eventually, makeProject, sendSample, startInstance } from '../cli/helpers';
 import { type ConsoleProcess, startConsoleProcess } from './console-process';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const project = makeProject();
 let inbox: LocalInbox | undefined;
@@ -31,15 +25,10 @@ async function reloadUntil(text: string): Promise<{ status: number; main: string
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\`, or set CHROMIUM_PATH`,
-    );
-  }
   inbox = await startInstance(project.dir);
   firstKey = await sendSample(project.dir, inbox.state.gatewayUrl, 'mobazha', 'order.paid');
   consoleProcess = await startConsoleProcess(project.dir);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
 }, 240_000);
 

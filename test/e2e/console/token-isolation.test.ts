@@ -1,18 +1,11 @@
-// The console's token never reaches another server on 127.0.0.1. Browsers keep cookies apart by host and
-// path, not by port: Chromium opens the console's printed URL, then visits a second local HTTP server on
-// another port (its root, the console's own page paths there, and more), which records every Cookie
-// header it is sent. Then a page of that server calls the console's API, even knowing its base path: the
-// stand-in backend proves no mutation or payload read ran.
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../../cli/console/security';
 import { type RunningConsole, startConsoleServer } from '../../../cli/console/server';
+import { launchChromium } from '../../support/chromium';
 import { fakeBackend } from '../../support/console-backend';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const token = newToken();
 const calls: string[] = [];
@@ -26,11 +19,6 @@ let neighbour: Server;
 let neighbourOrigin: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\`, or set CHROMIUM_PATH`,
-    );
-  }
   consoleServer = await startConsoleServer({
     port: 0,
     readOnly: false,
@@ -44,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => neighbour.listen(0, '127.0.0.1', resolve));
   neighbourOrigin = `http://127.0.0.1:${(neighbour.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,12 +1,5 @@
-// The Deliveries page's trends in a real browser (Debian's Chromium through playwright-core), against a
-// local instance whose table holds a day and a week of deliveries in every outcome, with copies for two
-// destinations: the charts are drawn with the bars the records call for, the 7-day switch is a link, the
-// page's CSP reports no violation and nothing is fetched from elsewhere, and the charts fit an 800 px
-// window. With UPDATE_SCREENSHOTS=1 it writes docs/images/console-trends.png and
-// docs/images/console-destination-trends.png.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeTrends, type TrendWindow } from '../../../cli/console/trends';
 import {
@@ -16,11 +9,11 @@ import {
 } from '../../../lambdas/core/destinations/forward-state';
 import type { InboxRecord, InboxStatus } from '../../../lambdas/core/inbox';
 import type { LocalInbox } from '../../../local/local-inbox';
+import { launchChromium } from '../../support/chromium';
 import { inboxRecord, writeRecords } from '../../support/inbox-records';
 import { makeProject, REPO, startInstance } from '../cli/helpers';
 import { type ConsoleProcess, startConsoleProcess } from './console-process';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO, 'docs', 'images') : undefined;
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -128,17 +121,12 @@ async function open(url: string, window: TrendWindow): Promise<number[][]> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: the console's browser test needs it. Install it with \`apt-get install -y chromium\`, or set CHROMIUM_PATH`,
-    );
-  }
   inbox = await startInstance(project.dir);
   seeded.push(...seed(Date.now()));
   await writeRecords(inbox.clients.dynamodb, inbox.state.tableName, seeded);
   consoleProcess = await startConsoleProcess(project.dir);
   consoleUrl = consoleProcess.url;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // Reported by the page itself: a blocked inline style or script, a refused image. A string, run in the
   // page: this file is type-checked without the DOM's types.

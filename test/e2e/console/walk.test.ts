@@ -1,12 +1,5 @@
-// The console in a real browser (Debian's Chromium through playwright-core), against a local instance, as
-// an operator would use it: find a dead letter by filtering, reveal its payload, redrive it and watch it
-// become processed, replay a processed delivery after confirming and see the replay recorded, be refused
-// without the token, page back and forth, read the Providers page, and use every page in an 800 px window.
-// With UPDATE_SCREENSHOTS=1 it writes the README's screenshots (docs/images/).
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadProjectConfig } from '../../../config/load';
@@ -14,17 +7,10 @@ import { DynamoInbox } from '../../../lambdas/adapters/dynamo-inbox';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { defineEvent, EVENT_HANDLERS, PermanentError } from '../../../lambdas/events';
 import type { LocalInbox } from '../../../local/local-inbox';
-import {
-  BIN,
-  CLI_TIMEOUT_MS,
-  eventually,
-  makeProject,
-  REPO,
-  sendSample,
-  startInstance,
-} from '../cli/helpers';
+import { launchChromium } from '../../support/chromium';
+import { eventually, makeProject, REPO, sendSample, startInstance } from '../cli/helpers';
+import { type ConsoleProcess, startConsoleProcess } from './console-process';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO, 'docs', 'images') : undefined;
 
 /** The downstream fails for good the first time it is called, and works from then on. */
@@ -42,7 +28,7 @@ const failsOnce = defineEvent({
 const project = makeProject();
 let inbox: LocalInbox;
 let table: DynamoInbox;
-let consoleProcess: ChildProcess | undefined;
+let consoleProcess: ConsoleProcess | undefined;
 let consoleUrl: string;
 let browser: Browser;
 let page: Page;
@@ -50,33 +36,6 @@ let deadKey: string;
 let processedKey: string;
 
 const status = async (key: string) => (await table.get(`mobazha#${key}`))?.status;
-
-/** `webhook-inbox console` as a user starts it, in the project folder; resolves with the URL it prints. */
-function startConsole(): Promise<string> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-  delete env.INIT_CWD;
-  const child = spawn(process.execPath, [BIN, 'console', '--port', '0'], {
-    cwd: project.dir,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  consoleProcess = child;
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`console did not start:\n${output}`)), CLI_TIMEOUT_MS);
-    const read = (chunk: string) => {
-      output += chunk;
-      const url = /http:\/\/127\.0\.0\.1:\d+\/\S*\?token=[\w-]+/.exec(output)?.[0];
-      if (url) {
-        clearTimeout(timer);
-        resolve(url);
-      }
-    };
-    child.stdout.setEncoding('utf8').on('data', read);
-    child.stderr.setEncoding('utf8').on('data', read);
-    child.on('exit', (code) => reject(new Error(`console exited ${code}:\n${output}`)));
-  });
-}
 
 /**
  * Run in the page (as text: the tests' types have no DOM): the rotate inputs whose placeholder is wider
@@ -130,11 +89,6 @@ async function reloadUntil(text: string, where = 'main'): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: the console's browser test needs it. Install it with \`apt-get install -y chromium\` (.ci/run does), or set CHROMIUM_PATH`,
-    );
-  }
   inbox = await startInstance(project.dir, [failsOnce, ...EVENT_HANDLERS]);
   table = new DynamoInbox(inbox.clients.dynamodb, inbox.state.tableName);
   const queues = new SqsQueueOps(inbox.clients.sqs);
@@ -157,14 +111,15 @@ beforeAll(async () => {
     () => status(processedKey),
     (s) => s === 'processed',
   );
-  consoleUrl = await startConsole();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  consoleProcess = await startConsoleProcess(project.dir);
+  consoleUrl = consoleProcess.url;
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 760 } });
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (consoleProcess?.pid !== undefined && consoleProcess.exitCode === null) consoleProcess.kill('SIGTERM');
+  consoleProcess?.stop();
   await inbox?.stop();
   project.remove();
 }, 60_000);

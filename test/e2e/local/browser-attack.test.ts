@@ -5,21 +5,20 @@
 // The page is handed the ports and names a scan would find. The emulators' guard must refuse every one of
 // its requests, the page must learn nothing, and no delivery may appear in the inbox or at a destination.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProjectConfig } from '../../../config/load';
 import { SqsQueueOps } from '../../../lambdas/adapters/sqs-queue-ops';
 import { type Emulators, startEmulators } from '../../../local/emulators';
 import { withForwardTo } from '../../../local/forward-to';
 import { type LocalInbox, startLocalInbox } from '../../../local/local-inbox';
+import { launchChromium } from '../../support/chromium';
 import { type DestinationServer, startDestinationServer } from '../../support/destination-server';
 import { eventually, makeProject, sendSample } from '../cli/helpers';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** On every URL the page requests, so the guard's journal tells its requests from the inbox's own. */
 const MARKER = 'from=attack-page';
 const FORGED_ID = `msg_forged_${randomUUID().slice(0, 8)}`;
@@ -193,11 +192,6 @@ async function idle(): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\`, or set CHROMIUM_PATH`,
-    );
-  }
   destination = await startDestinationServer();
   const forwardTo = [destination.url('/webhooks')];
   emulators = await startEmulators();
@@ -215,7 +209,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   page = await browser.newPage();
 }, 240_000);
 
