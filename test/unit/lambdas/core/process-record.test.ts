@@ -667,6 +667,27 @@ describe('processRecord: starting in time', () => {
     expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed', lastErrorCode: 'handler_timeout' });
   });
 
+  /**
+   * A handler whose first run is cut off at the deadline and goes on until `finishFirst()` (nothing can stop
+   * a promise); later runs do `later`. `state` counts the runs, and the most that ran at once.
+   */
+  function firstRunHangs(later: () => Promise<void> | void = () => undefined) {
+    const state = { runs: 0, running: 0, most: 0 };
+    let release: () => void = () => undefined;
+    const handle = async () => {
+      state.runs++;
+      state.running++;
+      state.most = Math.max(state.most, state.running);
+      try {
+        if (state.runs === 1) await new Promise<void>((resolve) => (release = resolve));
+        else await later();
+      } finally {
+        state.running--;
+      }
+    };
+    return { handle, state, finishFirst: () => release() };
+  }
+
   // An open gap, pinned: this test fails today (`.fails` keeps the suite green while it does). No lease can
   // cover a promise Lambda freezes with its environment and resumes when it reuses it, so the interleaving
   // checker counts this double effect (effect_twice_after_cut_off) rather than failing on it. Should a
@@ -675,74 +696,37 @@ describe('processRecord: starting in time', () => {
     // A handler cut off at the deadline keeps running (nothing can stop a promise; ctx.signal only asks),
     // and in Lambda it resumes in the next invocation of the same environment. The failed mark hands the
     // lease back at once, so the retry's worker runs the handler beside it: two runs of the effect at once.
-    let running = 0;
-    let most = 0;
-    let finishFirst: (() => void) | undefined;
-    const h = harness({
-      invocationMs: 40,
-      handle: () => {
-        running++;
-        most = Math.max(most, running);
-        if (finishFirst !== undefined) {
-          running--;
-          return;
-        }
-        return new Promise<void>((resolve) => {
-          finishFirst = () => {
-            running--;
-            resolve();
-          };
-        });
-      },
-    });
+    const hang = firstRunHangs();
+    const h = harness({ invocationMs: 40, handle: hang.handle });
     const first = await h.run(1);
     expect(first).toMatchObject({ outcome: 'retry', code: 'handler_timeout' });
     h.clock.advance((first as { delaySeconds: number }).delaySeconds * 1000);
     await h.runElsewhere(2, 'm-1');
-    finishFirst?.();
-    expect(most).toBe(1);
+    hang.finishFirst();
+    expect(hang.state.most).toBe(1);
   });
 
   it('marks a cut-off handler that finishes later processed, so the retry runs nothing', async () => {
-    let runs = 0;
-    let finishFirst: (() => void) | undefined;
-    const h = harness({
-      invocationMs: 40,
-      handle: () => {
-        runs++;
-        if (runs > 1) return;
-        return new Promise<void>((resolve) => {
-          finishFirst = resolve;
-        });
-      },
-    });
+    const hang = firstRunHangs();
+    const h = harness({ invocationMs: 40, handle: hang.handle });
     expect(await h.run(1)).toMatchObject({ outcome: 'retry', code: 'handler_timeout' });
     expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed', lastErrorCode: 'handler_timeout' });
-    finishFirst?.();
+    hang.finishFirst();
     await vi.waitFor(() => expect(h.inbox.peek(PK)).toMatchObject({ status: 'processed' }));
     h.clock.advance(60_000);
     expect(await h.runElsewhere(2, 'm-1')).toMatchObject({ outcome: 'duplicate_skipped' });
-    expect(runs).toBe(1);
+    expect(hang.state.runs).toBe(1);
   });
 
   it('leaves the record failed when a cut-off handler finishes after another worker leased it', async () => {
-    let runs = 0;
-    let finishFirst: (() => void) | undefined;
-    const h = harness({
-      invocationMs: 40,
-      handle: () => {
-        runs++;
-        if (runs > 1) return new Promise<void>(() => undefined);
-        return new Promise<void>((resolve) => {
-          finishFirst = resolve;
-        });
-      },
-    });
+    // The retry's own run is cut off too, and never finishes.
+    const hang = firstRunHangs(() => new Promise<void>(() => undefined));
+    const h = harness({ invocationMs: 40, handle: hang.handle });
     expect(await h.run(1)).toMatchObject({ outcome: 'retry', code: 'handler_timeout' });
     h.clock.advance(60_000);
     // The retry leases (taking the token away) and is itself cut off; then the first handler finishes.
     await h.runElsewhere(2, 'm-1');
-    finishFirst?.();
+    hang.finishFirst();
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(h.inbox.peek(PK)).toMatchObject({ status: 'failed' });
   });
