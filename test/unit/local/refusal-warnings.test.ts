@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { LogAttributes } from '../../../lambdas/core/telemetry';
 import type { GuardEntry } from '../../../local/emulators';
 import { refusalWarnings } from '../../../local/refusal-warnings';
@@ -45,5 +45,23 @@ describe('refusalWarnings', () => {
     const { lines, log } = recorder();
     refusalWarnings(log)(refused('forbidden_origin'));
     expect(JSON.stringify(lines)).not.toContain('title');
+  });
+});
+
+describe('refusalWarnings after a burst', () => {
+  it('says how many a burst held once the interval is over, even when nothing more is refused', () => {
+    vi.useFakeTimers();
+    try {
+      const { lines, log } = recorder();
+      const warn = refusalWarnings(log, { intervalMs: 10_000 });
+      // A page's scan and forge: one request after another within a second, then nothing.
+      warn(refused('forbidden_fetch_metadata'));
+      for (let i = 0; i < 5; i++) warn(refused('bad_signature'));
+      vi.advanceTimersByTime(10_000);
+      const told = lines.reduce((sum, [, attributes]) => sum + Number(attributes.messages), 0);
+      expect(told).toBe(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
