@@ -165,6 +165,9 @@ function formatIssue(issue: z.core.$ZodIssue, prefix: string): string {
       return issue.path.includes('retrySchedule')
         ? `${key}: must be a duration such as 30s, 10m or 2h, or whole seconds`
         : `${key}: does not match the options this scheme takes`;
+    case 'custom':
+      // A refinement's own words (the schema states what it wants).
+      return `${key}: ${issue.message}`;
     default:
       return `${key}: invalid`;
   }

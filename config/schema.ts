@@ -136,7 +136,15 @@ const destinationCommon = {
 
 export const httpDestinationSchema = z.strictObject({
   type: z.literal('http'),
-  url: z.string().check(z.regex(/^https?:\/\/[^\s/?#]+[^\s]*$/), z.maxLength(2048)),
+  // The forwarder calls it with fetch: a URL the WHATWG parser refuses is a config error now, not a
+  // failed delivery later.
+  url: z.string().check(
+    z.regex(/^https?:\/\/[^\s/?#]+[^\s]*$/),
+    z.maxLength(2048),
+    z.refine((url) => URL.canParse(url), {
+      message: 'not a URL: check the host and the port (at most 65535)',
+    }),
+  ),
   /**
    * Allows loopback, private, link-local and metadata addresses (a service inside your VPC). Off, the
    * forwarder refuses them after DNS resolution and again at connect time (the SSRF guard).

@@ -66,7 +66,8 @@ export function describeMessage(message: ReceivedMessage, nowMs = Date.now()): D
   };
 }
 
-export const errorLabel = (entry: DlqEntry) => entry.errorCode ?? pc.dim('unknown');
+/** The entry's error code for a table cell: a record or an attribute may hold any text, so it is escaped. */
+export const errorLabel = (entry: DlqEntry) => (entry.errorCode ? dash(entry.errorCode) : pc.dim('unknown'));
 
 /**
  * Adds the inbox record's error code and status to each entry, a few lookups at a time; for a
@@ -91,7 +92,9 @@ export async function withInboxFacts(
               : undefined;
             return { ...entry, errorCode: history?.lastErrorCode, inboxStatus: history?.state };
           }
-          const errorCode = entry.errorCode ?? record?.lastErrorCode;
+          // The record's code first: the message attribute is what older versions wrote, and anyone who can
+          // send to the queue can set one.
+          const errorCode = record?.lastErrorCode ?? entry.errorCode;
           const givenUp = attemptEntries(record?.attemptLog)
             .filter((attempt) => attempt.outcome === 'dead-lettered')
             .at(-1)?.receiveCount;

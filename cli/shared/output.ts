@@ -83,6 +83,14 @@ export function terminalSafe(text: string): string {
 }
 
 /**
+ * A value for one cell or one line (a key, a type, a code): terminalSafe, and its newlines and tabs escaped
+ * too, so a planted value cannot print a second line that reads as a row the inbox never held.
+ */
+export function singleLine(text: string): string {
+  return terminalText(text);
+}
+
+/**
  * A destination URL as the CLI prints it: a password or token in its userinfo or query string stays out
  * of the terminal (and its scrollback and screenshots): `https://***@host/path?…`.
  */
@@ -91,11 +99,16 @@ export function displayUrl(url: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    return terminalSafe(url);
+    // Not a URL the forwarder could call, but it may still carry a password or a token: mask the same parts.
+    return singleLine(
+      url
+        .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@')
+        .replace(/[?#].*$/s, (rest) => (rest.startsWith('?') ? '?…' : '')),
+    );
   }
   const userinfo = parsed.username !== '' || parsed.password !== '' ? '***@' : '';
   const query = parsed.search === '' ? '' : '?…';
-  return terminalSafe(`${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${query}`);
+  return singleLine(`${parsed.protocol}//${userinfo}${parsed.host}${parsed.pathname}${query}`);
 }
 
 /** Text this program styled (colours): printed as it is, where every other value is made terminalSafe. */
@@ -125,8 +138,7 @@ export function table(head: string[], rows: string[][]): string {
   return t.toString();
 }
 
-/** Label / value pairs, for one record. Undefined values are shown as a dash. */
-/** Label and value lines; values are made terminalSafe unless this program styled them. */
+/** Label and value lines; values are made singleLine unless this program styled them. */
 export function details(pairs: readonly (readonly [string, string | number | undefined | Styled])[]): string {
   const t = new Table({ style: { head: [], border: [] }, chars: NO_ROW_LINES });
   for (const [label, value] of pairs) {
@@ -135,14 +147,14 @@ export function details(pairs: readonly (readonly [string, string | number | und
   return t.toString();
 }
 
-/** A value from a record or a sender for a table cell: made terminalSafe, or a dim dash when empty. */
+/** A value from a record or a sender for a table cell: made singleLine, or a dim dash when empty. */
 export function dash(value: string | number | undefined): string {
-  return value === undefined || value === '' ? pc.dim('-') : terminalSafe(String(value));
+  return value === undefined || value === '' ? pc.dim('-') : singleLine(String(value));
 }
 
-/** Cut to `length` characters, after making it terminalSafe (an escape is never cut in half). */
+/** Cut to `length` characters, after making it singleLine (an escape is never cut in half). */
 export function truncate(text: string, length: number): string {
-  const safe = terminalSafe(text);
+  const safe = singleLine(text);
   return safe.length > length ? `${safe.slice(0, length - 1)}…` : safe;
 }
 
@@ -164,7 +176,7 @@ export const INBOX_COLOURS: Record<string, 'green' | 'cyan' | 'dim' | 'yellow' |
 
 export function inboxStatus(status: string): string {
   const colour = INBOX_COLOURS[status];
-  return colour === undefined ? terminalSafe(status) : pc[colour](status);
+  return colour === undefined ? singleLine(status) : pc[colour](status);
 }
 
 /** `3s`, `4m`, `2h 5m`, `3d 4h`: how long ago, for people. */
@@ -183,10 +195,10 @@ export function formatAge(ms: number): string {
 export function formatTime(iso: string | undefined, nowMs = Date.now()): string {
   if (!iso) return pc.dim('-');
   const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return terminalSafe(iso);
+  if (Number.isNaN(ms)) return singleLine(iso);
   // A time still to come (a destination's next attempt) is "in 5m", not "0s ago".
   const relative = ms > nowMs ? `in ${formatAge(ms - nowMs)}` : `${formatAge(nowMs - ms)} ago`;
-  return `${terminalSafe(iso.slice(0, 19).replace('T', ' '))} ${pc.dim(`(${relative})`)}`;
+  return `${singleLine(iso.slice(0, 19).replace('T', ' '))} ${pc.dim(`(${relative})`)}`;
 }
 
 const DURATION = /^(\d+)(s|m|h|d)$/;

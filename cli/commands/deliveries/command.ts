@@ -85,7 +85,7 @@ function historyRows(record: InboxRecord): string[][] {
     String(s.attempts),
     s.lastStatus === undefined
       ? dash(s.lastErrorCode)
-      : `${s.lastStatus}${s.lastErrorCode ? ` (${terminalSafe(s.lastErrorCode)})` : ''}`,
+      : `${dash(String(s.lastStatus))}${s.lastErrorCode ? ` (${dash(s.lastErrorCode)})` : ''}`,
     s.lastAttemptAt ? formatTime(s.lastAttemptAt) : '-',
     s.state === 'retrying' && s.nextAttemptAt ? formatTime(s.nextAttemptAt) : '-',
   ]);

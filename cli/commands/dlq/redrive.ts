@@ -12,7 +12,7 @@ import {
 } from '../../operations/redrive-outcomes';
 import { CLI } from '../../shared/hint';
 import type { JsonOption } from '../../shared/options';
-import { print, printJson, terminalSafe } from '../../shared/output';
+import { print, printJson, singleLine } from '../../shared/output';
 
 export interface RedriveOptions extends JsonOption {
   maxPerSecond?: number;
@@ -104,7 +104,7 @@ export async function runRedrive(opened: Opened, options: RedriveOptions): Promi
       const text = describeRedriveOutcome(outcome, formatWait(waitMs));
       const colour =
         outcome.result === 'processed' ? pc.green : outcome.result === 'dead-lettered' ? pc.red : pc.yellow;
-      print(`  ${terminalSafe(`${outcome.provider}/${outcome.dedupKey}`)}  ${colour(terminalSafe(text))}`);
+      print(`  ${singleLine(`${outcome.provider}/${outcome.dedupKey}`)}  ${colour(singleLine(text))}`);
     }
     if (outcomes.length > SHOWN)
       print(pc.dim(`  ... and ${outcomes.length - SHOWN} more (--json lists every one)`));

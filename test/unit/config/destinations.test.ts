@@ -23,3 +23,15 @@ describe('an sqs destination', () => {
     }
   });
 });
+
+describe('an http destination', () => {
+  const withUrl = (url: string) => parseConfig({ destinations: { api: { type: 'http', url } } });
+
+  it('accepts a URL the forwarder can call', () => {
+    expect(() => withUrl('https://user:pw@hooks.example.com:8443/in?token=abc')).not.toThrow();
+  });
+
+  it('refuses a URL the WHATWG parser refuses, though it matches the shape (a port over 65535)', () => {
+    expect(() => withUrl('http://user:pw@127.0.0.1:99999/x?token=abc')).toThrow(/not a URL/);
+  });
+});

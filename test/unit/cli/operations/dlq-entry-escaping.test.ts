@@ -23,6 +23,6 @@ describe('dlq list table: a planted error code', () => {
     expect(out).not.toContain('\u001b]');
     expect(out).not.toContain('\u0007');
     expect(out).not.toContain(RLO);
-    expect(out).toContain('handler_error\\x1b]0;pwned\\x07\\u202e');
+    expect(out).toContain('handler_error\\u001b]0;pwned\\u0007\\u202e');
   });
 });
