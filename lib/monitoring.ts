@@ -2,7 +2,7 @@
 // single `service` dimension (config/telemetry.ts), plus the AWS metrics of the queue, the DLQ, the
 // processor and the API stage. The forwarder's metrics carry a `destination` dimension too, so each
 // destination has alarms and widgets of its own.
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -204,8 +204,7 @@ export class InboxMonitoring extends Construct {
 
     this.alarms = {
       deadLetters: new cloudwatch.Alarm(this, 'DeadLettersAlarm', {
-        alarmDescription:
-          'Messages are waiting in the dead-letter queue: inspect with `webhook-inbox dlq list`.',
+        alarmDescription: `Messages are waiting in the dead-letter queue: inspect with \`npx webhook-inbox dlq list --stack ${Stack.of(this).stackName}\` in the project folder.`,
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           statistic: cloudwatch.Stats.MAXIMUM,
           period: Duration.minutes(1),
@@ -325,7 +324,7 @@ export class InboxMonitoring extends Construct {
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         }),
         disabled: alarmOn(this, `${name}DisabledAlarm`, {
-          alarmDescription: `Destination ${id} answered 410 Gone and is disabled: \`webhook-inbox destinations enable ${id}\` once it is back.`,
+          alarmDescription: `Destination ${id} answered 410 Gone and is disabled: \`npx webhook-inbox destinations enable ${id} --stack ${Stack.of(this).stackName}\` in the project folder, once it is back.`,
           metric: forwardMetric(id, FORWARD_METRICS.disabled, cloudwatch.Stats.MAXIMUM),
           threshold: 1,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

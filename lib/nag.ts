@@ -101,7 +101,7 @@ export function acknowledgeInboxFindings(inbox: WebhookInbox): void {
       secret,
       'AwsSolutions-SMG4',
       "A provider's signing secret is issued or registered at the provider (GitHub, Stripe, ...), which a " +
-        'rotation Lambda cannot change. Rotation is manual (put-secret-value, or `webhook-inbox secrets ' +
+        'rotation Lambda cannot change. Rotation is manual (put-secret-value, or `npx webhook-inbox secrets ' +
         'rotate`) and has no gap: the verify Lambda accepts AWSCURRENT and AWSPREVIOUS.',
     );
   }

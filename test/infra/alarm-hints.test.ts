@@ -15,3 +15,14 @@ describe('alarm descriptions', () => {
     expect(bare).toEqual([]);
   });
 });
+
+describe('alarm descriptions, for the stack that raised them', () => {
+  it('name the stack, so the command acts on it and not on a local instance', () => {
+    const { template } = synthStack(withDestinations());
+    const commands = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'))
+      .map((alarm) => JSON.stringify(alarm.Properties?.AlarmDescription ?? ''))
+      .filter((text) => text.includes('npx webhook-inbox'));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const text of commands) expect(text).toMatch(/--stack \S+/);
+  });
+});
