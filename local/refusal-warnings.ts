@@ -15,18 +15,37 @@ export function refusalWarnings(
 ): (entry: GuardEntry) => void {
   const nowMs = options.nowMs ?? Date.now;
   const intervalMs = options.intervalMs ?? INTERVAL_MS;
-  let lastMs = Number.NEGATIVE_INFINITY;
-  let count = 0;
-  return (entry) => {
-    count++;
-    const now = nowMs();
-    if (now - lastMs < intervalMs) return;
-    lastMs = now;
+  const tell = (count: number, entry: GuardEntry) =>
     log.warn('emulator refused a request', {
       component: LOCAL_MODE_COMPONENT,
       messages: count,
       reason: `${entry.reason ?? 'refused'} at ${entry.emulator}: a web page or another process on this machine tried it without this instance's key`,
     });
-    count = 0;
+  let lastMs = Number.NEGATIVE_INFINITY;
+  let held = 0;
+  let latest: GuardEntry | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  return (entry) => {
+    const now = nowMs();
+    if (timer === undefined && now - lastMs >= intervalMs) {
+      lastMs = now;
+      tell(1, entry);
+      return;
+    }
+    // Inside the interval: counted, and told when it ends, whether or not anything else is refused.
+    held++;
+    latest = entry;
+    if (timer !== undefined) return;
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        lastMs = nowMs();
+        if (latest !== undefined) tell(held, latest);
+        held = 0;
+      },
+      Math.max(0, intervalMs - (now - lastMs)),
+    );
+    // A pending line never keeps local mode from exiting.
+    timer.unref();
   };
 }

@@ -22,23 +22,29 @@ function recorder() {
 }
 
 describe('refusalWarnings', () => {
-  it('warns at once, then once per interval with the count since the last line', () => {
-    const { lines, log } = recorder();
-    let now = 0;
-    const warn = refusalWarnings(log, { nowMs: () => now, intervalMs: 10_000 });
-    warn(refused('forbidden_origin'));
-    for (let i = 0; i < 5; i++) {
-      now += 1_000;
-      warn(refused('forbidden_fetch_metadata'));
+  it('warns at once, then once at the end of the interval with the count held since', () => {
+    vi.useFakeTimers();
+    try {
+      const { lines, log } = recorder();
+      const warn = refusalWarnings(log, { intervalMs: 10_000 });
+      warn(refused('forbidden_origin'));
+      for (let i = 0; i < 5; i++) {
+        vi.advanceTimersByTime(1_000);
+        warn(refused('forbidden_fetch_metadata'));
+      }
+      expect(lines).toHaveLength(1);
+      vi.advanceTimersByTime(5_000);
+      expect(lines.map(([message, a]) => [message, a.messages])).toEqual([
+        ['emulator refused a request', 1],
+        ['emulator refused a request', 5],
+      ]);
+      expect(String(lines[1]?.[1].reason)).toMatch(/^forbidden_fetch_metadata at fauxqs: /);
+      // Nothing held: no further line.
+      vi.advanceTimersByTime(60_000);
+      expect(lines).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
     }
-    expect(lines).toHaveLength(1);
-    now = 10_000;
-    warn(refused('missing_credential'));
-    expect(lines.map(([message, a]) => [message, a.messages])).toEqual([
-      ['emulator refused a request', 1],
-      ['emulator refused a request', 6],
-    ]);
-    expect(String(lines[1]?.[1].reason)).toMatch(/^missing_credential at fauxqs: /);
   });
 
   it('never repeats what the refused request carried: its URL is the sender text', () => {
