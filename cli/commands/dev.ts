@@ -1,6 +1,6 @@
 // `webhook-inbox dev` (what `npm start` runs): the local inbox in the foreground until Ctrl-C.
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import pc from 'picocolors';
 import { type Config, ConfigError } from '../../config';
 import { loadProjectConfig, projectDir } from '../../config/load';
@@ -14,6 +14,12 @@ import {
   lockFilePath,
 } from '../../local/instance-lock';
 import type { LocalInbox } from '../../local/local-inbox';
+import {
+  LoosePermissionsError,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  tighten,
+} from '../../local/private-files';
 import { CliError, displayUrl, UsageError } from '../shared/output';
 
 export interface DevOptions {
@@ -41,11 +47,31 @@ function takeFolder(cwd: string): InstanceLock {
  * mkdir -p, one level at a time: Node's recursive mkdir loops forever where a parent refuses new entries
  * with ENOENT (under /proc, say).
  */
-function makeFolder(dir: string): void {
+function makeFolder(dir: string, mode?: number): void {
   if (existsSync(dir)) return;
   const parent = dirname(dir);
   if (parent !== dir) makeFolder(parent);
-  mkdirSync(dir);
+  mkdirSync(dir, mode === undefined ? undefined : { mode });
+}
+
+/**
+ * The table on disk holds every record, archived bodies included: the folder and its files are made
+ * owner-only, as `.webhook-inbox/` is, and what dynalite writes from now on is created so (the umask), or
+ * another user on this machine reads the inbox from the disk without asking the guarded emulator.
+ */
+function keepPrivate(dir: string): void {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  // Only a folder the store owns is changed: an empty one, or one an earlier run filled (LevelDB's CURRENT
+  // names its manifest). Never a project or home folder given by mistake, whose files are the user's.
+  if (entries.length > 0 && !entries.some((entry) => entry.name === 'CURRENT' && entry.isFile())) {
+    throw new CliError(
+      `--data-dir ${dir}: the folder holds other files, not an inbox an earlier --data-dir run kept`,
+      'give an empty or new folder, such as .webhook-inbox/data',
+    );
+  }
+  tighten(dir, PRIVATE_DIR_MODE);
+  for (const entry of entries) if (entry.isFile()) tighten(join(dir, entry.name), PRIVATE_FILE_MODE);
+  process.umask(0o077);
 }
 
 /**
@@ -54,10 +80,9 @@ function makeFolder(dir: string): void {
  */
 function usableDataDir(dir: string): string {
   try {
-    makeFolder(dir);
+    makeFolder(dir, PRIVATE_DIR_MODE);
     if (!statSync(dir).isDirectory()) throw new Error('not a directory');
     accessSync(dir, constants.R_OK | constants.W_OK);
-    return dir;
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new CliError(
@@ -65,6 +90,13 @@ function usableDataDir(dir: string): string {
       'give a folder path, or leave --data-dir out to keep the inbox in memory',
     );
   }
+  try {
+    keepPrivate(dir);
+  } catch (error) {
+    if (error instanceof LoosePermissionsError) throw new CliError(`--data-dir: ${error.message}`);
+    throw error;
+  }
+  return dir;
 }
 
 /** The config with the --forward-to URLs as destinations; a bad URL is a usage error naming it. */

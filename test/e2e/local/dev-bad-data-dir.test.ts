@@ -2,7 +2,7 @@
 // created (/proc/...). It used to fail with a bare ECONNREFUSED, or spin silently forever; now it exits at
 // once with a message naming the flag and the path.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,5 +59,16 @@ describe('dev --data-dir that cannot hold the table', () => {
     expect({ killed: run.killed, output: run.output }).toMatchObject({ killed: false });
     expect(run.code).not.toBe(0);
     expect(run.output).toContain('/proc/webhook-inbox-data');
+  }, 30_000);
+
+  it('a folder that holds other files (the project itself): refused, and none of its files touched', async () => {
+    const cwd = mkdtempSync(join(project, 'project-'));
+    copyFileSync(join(REPO, 'cdk.json'), join(cwd, 'cdk.json'));
+    chmodSync(join(cwd, 'cdk.json'), 0o644);
+    const run = await dev('.', cwd);
+    expect(run.killed).toBe(false);
+    expect(run.code).not.toBe(0);
+    expect(run.output).toContain('holds other files');
+    expect(statSync(join(cwd, 'cdk.json')).mode & 0o777).toBe(0o644);
   }, 30_000);
 });
