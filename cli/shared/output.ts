@@ -63,8 +63,17 @@ export function reportError(error: unknown): number {
   return EXIT.failure;
 }
 
+/**
+ * The value as JSON, with every character terminalText escapes written as a `\uXXXX` escape: the same
+ * document for a parser, and nothing in it a terminal acts on (JSON.stringify leaves DEL, the C1 controls,
+ * the bidirectional controls and the line separators as they are).
+ */
+export function jsonText(value: unknown): string {
+  return terminalText(JSON.stringify(value, null, 2) ?? 'null', { keepLines: true });
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value)}\n`);
 }
 
 export function print(text = ''): void {

@@ -1,7 +1,7 @@
 // What the CLI prints of a sender's bytes (deliveries show --reveal, dlq show --payload) cannot drive the
 // operator's terminal: escape sequences are shown, not sent; and a key in a hint to paste is one shell word.
 import { describe, expect, it } from 'vitest';
-import { displayUrl, formatTime, shellWord, terminalSafe } from '../../../../cli/shared/output';
+import { displayUrl, formatTime, jsonText, shellWord, terminalSafe } from '../../../../cli/shared/output';
 
 describe('terminalSafe', () => {
   it('shows ESC, BEL, CSI and other control characters as escapes', () => {
@@ -50,5 +50,20 @@ describe('displayUrl', () => {
       'https://***@hooks.example.com/in?…',
     );
     expect(displayUrl('https://hooks.example.com/in')).toBe('https://hooks.example.com/in');
+  });
+});
+
+describe('jsonText', () => {
+  it('parses back to the same value, with nothing in it a terminal acts on', () => {
+    const value = { eventType: 'push\u009b2J\u202e\u2028x', key: 'k\u001b]0;t\u0007', n: 1 };
+    const text = jsonText(value);
+    expect(JSON.parse(text)).toEqual(value);
+    const acted = [...text].filter((c) => {
+      const code = c.charCodeAt(0);
+      return (
+        (code < 0x20 && c !== '\n') || (code >= 0x7f && code <= 0x9f) || (code >= 0x2028 && code <= 0x202e)
+      );
+    });
+    expect(acted).toEqual([]);
   });
 });
