@@ -46,6 +46,11 @@ button:disabled { opacity:.45; cursor:not-allowed; }
 .columns { display:grid; grid-template-columns:minmax(0, 1fr) minmax(0, 1fr); gap:24px; }
 /* A note may hold an error detail: a URL or a code with no space in it. */
 #timeline td:last-child { overflow-wrap:anywhere; }
+/* A sender chooses the event type (up to 246 characters) and the dedup key (up to 255), with no space in
+   either: where one is shown whole it must be allowed to break anywhere, or the page scrolls sideways. In a
+   table only \`anywhere\` helps: a cell is never narrower than its longest unbreakable run. Only these
+   values get it, so a provider id or an error code in a narrow column still breaks between its parts. */
+.long-value, .subtitle, dialog p { overflow-wrap:anywhere; }
 dl.details { display:grid; grid-template-columns:max-content 1fr; gap:4px 16px; margin:0; }
 dl.details dt { color:var(--dim); } dl.details dd { margin:0; overflow-wrap:anywhere; }
 .masked { padding:10px 12px; border:1px dashed var(--line); border-radius:6px; color:var(--dim); display:flex; gap:12px; align-items:center; }

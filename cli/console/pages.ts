@@ -30,6 +30,13 @@ function field(record: InboxRecord, name: string): string | number | undefined {
 
 const breakableOrDash = (value: string | undefined) => (value ? breakable(value) : dash(undefined));
 
+/**
+ * A listing's event type: the sender chooses it, up to 246 characters that may hold no `.` or `_` to
+ * break after, so it may also break anywhere (`.long-value`) rather than widen its column past the window.
+ */
+const eventTypeCell = (value: string | undefined) =>
+  value ? `<span class="long-value">${breakable(value)}</span>` : dash(undefined);
+
 const epochText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
 
 export const RANGES = [
@@ -102,7 +109,7 @@ ${select(
   const rows = page.records.map((r) => [
     time(r.receivedAt),
     breakable(r.provider),
-    breakableOrDash(r.eventType),
+    eventTypeCell(r.eventType),
     statusBadge(r.status),
     `<span class="num">${esc(r.attempts ?? 0)}</span>`,
     breakableOrDash(r.lastErrorCode),
@@ -317,7 +324,7 @@ export function deadLettersPage(
         ? statusBadge(r.status)
         : `${statusBadge(r.status)} <span class="dim" title="given up without a mark: its message is in the DLQ or gone; redrive it, or open it to replay">stranded</span>`,
       breakable(r.provider),
-      breakableOrDash(r.eventType),
+      eventTypeCell(r.eventType),
       `<span class="mono">${breakable(r.lastErrorCode ?? 'unknown')}</span>`,
       deliveryLink(
         r.provider,

@@ -333,6 +333,25 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
   throw new HttpError(400, 'the body must be a JSON object');
 }
 
+/** The request's target as a URL, or undefined when it is not one (a broken host after `//`, say). */
+function requestUrl(request: IncomingMessage, port: number): URL | undefined {
+  try {
+    return new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The answer to a request whose handling failed past its own error page: a bare 500, or a cut socket. */
+function abandon(response: ServerResponse): void {
+  try {
+    if (response.headersSent) response.destroy();
+    else send(response, 500, undefined, '');
+  } catch {
+    response.destroy();
+  }
+}
+
 export function startConsoleServer(options: ConsoleOptions): Promise<RunningConsole> {
   const jobs = new Jobs();
   const basePath = options.basePath ?? newBasePath();
@@ -345,8 +364,14 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
     readOnly: options.readOnly,
   });
   let port = options.port;
-  const server: Server = createServer(async (request, response) => {
-    const url = new URL(request.url ?? '/', `http://127.0.0.1:${port}`);
+  const answer = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const url = requestUrl(request, port);
+    if (!url) {
+      // Not a target any route or the gate can read (`//[` is a scheme-relative URL with a broken host).
+      request.resume();
+      send(response, 400, undefined, '');
+      return;
+    }
     // Outside the base path, `path` matches no route and the gate answers 404.
     const path = consolePath(url.pathname, basePath) ?? '';
     const found = route(path);
@@ -426,6 +451,11 @@ export function startConsoleServer(options: ConsoleOptions): Promise<RunningCons
         html(context, messagePage(frame(), title, message), status);
       }
     }
+  };
+  // Node's listener ignores the promise it gets back, so a rejection would end the CLI's process, and a
+  // page on any origin can send a request: whatever escapes `answer` ends this one request only.
+  const server: Server = createServer((request, response) => {
+    answer(request, response).catch(() => abandon(response));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

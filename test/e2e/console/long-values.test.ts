@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupDeadLetters } from '../../../cli/console/console-operations';
 import { newToken } from '../../../cli/console/security';
 import { type ConsoleBackend, type RunningConsole, startConsoleServer } from '../../../cli/console/server';
 import type { InboxRecord } from '../../../lambdas/core/inbox';
@@ -37,6 +38,8 @@ beforeAll(async () => {
     ...base,
     config: { providers: { 'standard-webhooks': {} } },
     deliveries: { page: async () => ({ records: [long] }), get: async () => long },
+    // A failed delivery given up on without a mark is listed with the dead letters, as stranded.
+    deadLetterGroups: async () => groupDeadLetters([long]),
   } as unknown as ConsoleBackend;
   server = await startConsoleServer({ port: 0, readOnly: false, token: newToken(), backend });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -48,11 +51,11 @@ afterAll(async () => {
 });
 
 describe('the console with the longest values a sender may send', { timeout: 60_000 }, () => {
-  it('fits the Deliveries page and the delivery page in an 800 px window', async () => {
+  it('fits the Deliveries, Dead letters and delivery pages in an 800 px window', async () => {
     const page = await browser.newPage({ viewport: { width: 800, height: 760 } });
     await page.goto(server.url);
     const widths: Record<string, number> = {};
-    for (const path of ['deliveries', `delivery?provider=standard-webhooks&key=${KEY}`]) {
+    for (const path of ['deliveries', 'dead-letters', `delivery?provider=standard-webhooks&key=${KEY}`]) {
       await page.goto(new URL(path, server.url).href);
       widths[path.slice(0, 40)] = (await page.evaluate('document.documentElement.scrollWidth')) as number;
     }

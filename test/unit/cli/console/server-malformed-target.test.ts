@@ -1,9 +1,10 @@
 // A request target that is not a URL the console can parse (`//[` reads as a scheme-relative URL with a
-// broken host) must be answered like any other unknown path, not thrown out of the request listener: a
-// web page on any origin can send it with one fetch, and a throw there ends the console's process.
+// broken host) must be refused with a 4xx, not thrown out of the request listener: a web page on any
+// origin can send it with one fetch, and a throw there ends the console's process. The same holds for
+// anything that escapes a route's own error page.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newToken } from '../../../../cli/console/security';
+import { newToken, TOKEN_HEADER } from '../../../../cli/console/security';
 import { type RunningConsole, startConsoleServer } from '../../../../cli/console/server';
 import { fakeBackend } from '../../../support/console-backend';
 
@@ -24,8 +25,9 @@ function rawStatus(port: number, target: string): Promise<string> {
   });
 }
 
-describe('the console server and a request target it cannot parse', () => {
+describe("the console server's request listener, given what its routes cannot handle", () => {
   let server: RunningConsole;
+  const token = newToken();
   const crashes: unknown[] = [];
   const onRejection = (reason: unknown) => crashes.push(reason);
 
@@ -34,8 +36,12 @@ describe('the console server and a request target it cannot parse', () => {
     server = await startConsoleServer({
       port: 0,
       readOnly: false,
-      token: newToken(),
-      backend: fakeBackend([]),
+      token,
+      backend: {
+        ...fakeBackend([]),
+        // A thrown value that cannot even be described: String() of a null-prototype object throws.
+        reveal: async () => Promise.reject(Object.create(null)),
+      },
     });
   });
   afterAll(async () => {
@@ -47,6 +53,18 @@ describe('the console server and a request target it cannot parse', () => {
     const status = await rawStatus(server.port, '//[');
     expect(status).toMatch(/^HTTP\/1\.1 4\d\d /);
     // Let a rejection of the listener's promise surface.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(crashes).toEqual([]);
+  });
+
+  it('answers 500 when the error page itself fails, and nothing escapes the request listener', async () => {
+    const response = await fetch(
+      `http://127.0.0.1:${server.port}${server.basePath}api/payload?provider=mobazha&key=evt_1`,
+      // A listener that threw never answers: give up on it rather than hang.
+      { headers: { [TOKEN_HEADER]: token }, signal: AbortSignal.timeout(2_000) },
+    );
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe('');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(crashes).toEqual([]);
   });
