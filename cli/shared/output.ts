@@ -24,7 +24,17 @@ export class CliError extends Error {
   }
 }
 
-const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+// An error's words on one line, escaped: a message may quote what a server or a sender sent.
+const oneLine = (text: string) => terminalText(text.replace(/\s*\n\s*/g, ' ').trim());
+
+/** A thrown value as text; one that cannot be made text (an object without a prototype) is named so. */
+function textOf(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return 'an error with no text';
+  }
+}
 
 /** The message of an error and of its causes, on one line, without a stack trace. */
 export function describeError(error: unknown): string {
@@ -33,11 +43,11 @@ export function describeError(error: unknown): string {
   for (let depth = 0; current !== undefined && depth < 4; depth++) {
     if (current instanceof Error) {
       const code = (current as { code?: unknown }).code;
-      const text = oneLine(current.message || current.name);
+      const text = oneLine(textOf(current.message || current.name));
       parts.push(typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text);
       current = current.cause;
     } else {
-      parts.push(oneLine(String(current)));
+      parts.push(oneLine(textOf(current)));
       current = undefined;
     }
   }

@@ -1,7 +1,7 @@
 // A request target that is not a URL the console can parse (`//[` reads as a scheme-relative URL with a
 // broken host) must be refused with a 4xx, not thrown out of the request listener: a web page on any
 // origin can send it with one fetch, and a throw there ends the console's process. The same holds for
-// anything that escapes a route's own error page.
+// anything a route throws, even a value that cannot be made text.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken, TOKEN_HEADER } from '../../../../cli/console/security';
@@ -57,14 +57,14 @@ describe("the console server's request listener, given what its routes cannot ha
     expect(crashes).toEqual([]);
   });
 
-  it('answers 500 when the error page itself fails, and nothing escapes the request listener', async () => {
+  it('answers 500 for a thrown value that has no text, and nothing escapes the request listener', async () => {
     const response = await fetch(
       `http://127.0.0.1:${server.port}${server.basePath}api/payload?provider=mobazha&key=evt_1`,
       // A listener that threw never answers: give up on it rather than hang.
       { headers: { [TOKEN_HEADER]: token }, signal: AbortSignal.timeout(2_000) },
     );
     expect(response.status).toBe(500);
-    expect(await response.text()).toBe('');
+    expect(await response.text()).toBe('{"error":"an error with no text"}');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(crashes).toEqual([]);
   });

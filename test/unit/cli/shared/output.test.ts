@@ -1,7 +1,14 @@
 // What the CLI prints of a sender's bytes (deliveries show --reveal, dlq show --payload) cannot drive the
 // operator's terminal: escape sequences are shown, not sent; and a key in a hint to paste is one shell word.
 import { describe, expect, it } from 'vitest';
-import { displayUrl, formatTime, jsonText, shellWord, terminalSafe } from '../../../../cli/shared/output';
+import {
+  describeError,
+  displayUrl,
+  formatTime,
+  jsonText,
+  shellWord,
+  terminalSafe,
+} from '../../../../cli/shared/output';
 
 describe('terminalSafe', () => {
   it('shows ESC, BEL, CSI and other control characters as escapes', () => {
@@ -65,5 +72,15 @@ describe('jsonText', () => {
       );
     });
     expect(acted).toEqual([]);
+  });
+});
+
+describe('describeError', () => {
+  it('names a thrown value that cannot be made text, instead of throwing itself', () => {
+    expect(describeError(Object.create(null))).toBe('an error with no text');
+  });
+
+  it('keeps a message on one line and escapes what a server may have put in it', () => {
+    expect(describeError(new Error('bad\n answer \u001b[2J'))).toBe('bad answer \\u001b[2J');
   });
 });
