@@ -2,8 +2,9 @@
 // server's request listener, so the emulator answers nothing that did not pass it, on the port the
 // emulator already listens on: there is no second, unguarded port. A request passes only if it
 // - is signed with SigV4 by the launch's credential, and the signature holds for the request as received
-//   (method, path, query, the signed headers and the body): what keeps out any process or page without
-//   the key;
+//   (method, path, query, the signed headers and the body) and was made within 15 minutes of now, as AWS
+//   requires: what keeps out any process or page without the key, and a signed request replayed later.
+//   The credential and the time are checked before the body is read;
 // - carries no `Origin` and no `Sec-Fetch-*` header. Current browsers put `Sec-Fetch-*` on every request
 //   a page makes to a loopback address, and `Origin` on every POST and CORS request; a page cannot remove
 //   either, and the SDK sends neither. So whatever a page managed to sign, it is still refused.
@@ -104,11 +105,15 @@ function signerFor(signers, credentials, region, service) {
   return signer;
 }
 
+/** How far a signing time may be from the clock, either way: AWS's own window for SigV4. */
+const SIGNING_WINDOW_MS = 15 * 60 * 1000;
+
 /**
- * Recomputes the request's SigV4 signature with the launch's secret, over exactly the headers the client
- * says it signed, and compares. Throws a Refusal if it does not hold.
+ * What the Authorization header says, checked before the body is read: its form, the launch's key id, and
+ * a signing time within SIGNING_WINDOW_MS of now (a request seen once, in a log or a dump, cannot be sent
+ * again later). Throws a Refusal; returns the parts the signature check needs.
  */
-async function checkSignature(request, body, credentials, signers) {
+function checkCredential(request, credentials, nowMs = Date.now()) {
   const match = AUTHORIZATION.exec(request.headers.authorization);
   if (!match) throw new Refusal('malformed_credential');
   const [, accessKeyId, , region, service, signedHeaderList, signature] = match;
@@ -119,7 +124,16 @@ async function checkSignature(request, body, credentials, signers) {
   if (!date) throw new Refusal('malformed_credential');
   const [, year, month, day, hour, minute, second] = date.map(Number);
   const signingDate = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  if (Math.abs(nowMs - signingDate.getTime()) > SIGNING_WINDOW_MS) throw new Refusal('signature_expired');
+  return { region, service, signedHeaderList, signature, signingDate };
+}
 
+/**
+ * Recomputes the request's SigV4 signature with the launch's secret, over exactly the headers the client
+ * says it signed, and compares. Throws a Refusal if it does not hold.
+ */
+async function checkSignature(request, body, credentials, signers, credential) {
+  const { region, service, signedHeaderList, signature, signingDate } = credential;
   const signed = signedHeaderList.split(';');
   if (!signed.includes('host')) throw new Refusal('malformed_credential');
   const headers = {};
@@ -233,8 +247,9 @@ export function guardServer(server, credentials, record = () => undefined) {
     try {
       const early = headerRefusal(request);
       if (early !== undefined) throw new Refusal(early);
+      const credential = checkCredential(request, credentials);
       body = await readBody(request);
-      await checkSignature(request, body, credentials, signers);
+      await checkSignature(request, body, credentials, signers, credential);
     } catch (error) {
       const reason = error instanceof Refusal ? error.reason : 'unreadable_request';
       record('refused', reason, request);

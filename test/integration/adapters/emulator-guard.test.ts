@@ -228,6 +228,25 @@ describe('the emulator guard, to a bare HTTP client', () => {
     }
   });
 
+  it('refuses a bad credential before reading the body: a client that never sends its 10 MB is answered', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(emulators.endpoints.dynamodb, {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: 'x', 'content-length': String(10 * 1024 * 1024) },
+        signal: AbortSignal.timeout(5_000),
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+        request.destroy();
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+    });
+    expect(status).toBe(403);
+  });
+
   it('keeps a journal of what it refused and why', async () => {
     const [call] = calls(emulators);
     await send(`${call!.url}/?journal-marker`, 'POST', call!.headers, call!.body);
