@@ -21,6 +21,9 @@ import { callDependency, conditionalWrite } from './dependency-call';
 import { renderTransition, renderWrite } from './dynamo-expression';
 import { fromInboxItem, toAttributes, toInboxItem } from './inbox-item';
 
+/** DynamoDB's documented limit on a partition key's value. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+
 export class DynamoClaims implements ClaimStore {
   constructor(
     protected readonly client: DynamoDBClient,
@@ -70,6 +73,9 @@ export class DynamoClaims implements ClaimStore {
   }
 
   async get(pk: string): Promise<InboxRecord | undefined> {
+    // No item has a longer partition key (DynamoDB refuses one over 2,048 bytes with a ValidationException):
+    // a key an operator or a search box typed that long names nothing.
+    if (Buffer.byteLength(pk) > MAX_PARTITION_KEY_BYTES) return undefined;
     const { Item: item } = await callDependency('dynamodb', 'GetItem', () =>
       this.client.send(
         new GetItemCommand({ TableName: this.tableName, Key: toAttributes({ pk }), ConsistentRead: true }),
