@@ -83,16 +83,16 @@ export class LocalBackendSource implements BackendSource {
     try {
       state = this.options.readState(cwd);
     } catch {
-      this.drop();
+      this.gone();
       throw new UnavailableError(`the local instance record in ${cwd} cannot be read: ${START_HINT}`);
     }
     if (state === undefined || !this.options.isAlive(state.pid)) {
-      this.drop();
+      this.gone();
       throw new UnavailableError(`no local inbox is running for ${cwd}: ${START_HINT}`);
     }
     const record = JSON.stringify(state);
     if (this.connection?.record === record && refused) {
-      this.drop();
+      this.gone();
       throw new UnavailableError(
         `the local inbox recorded for ${cwd} (pid ${state.pid}) does not answer: ${START_HINT}`,
       );
@@ -128,6 +128,12 @@ export class LocalBackendSource implements BackendSource {
 
   close(): void {
     this.drop();
+  }
+
+  /** No instance to answer: its clients closed, and the pages' header no longer names its address. */
+  private gone(): void {
+    this.drop();
+    this.description = `no local instance running for ${this.options.cwd}`;
   }
 
   /** Closes the clients of an instance that is gone (or replaced). */

@@ -132,6 +132,8 @@ describe('LocalBackendSource', () => {
     );
     await settle();
     expect(opened[0]?.closed).toBe(true);
+    // The pages' header no longer names the stopped instance's address.
+    expect(source.description).toBe(`no local instance running for ${CWD}`);
     // Started again: found without restarting the console.
     state.record = record(5000);
     expect((await source.current()).target.description).toBe('local instance at http://127.0.0.1:5000');
