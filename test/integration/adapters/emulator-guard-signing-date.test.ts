@@ -1,32 +1,8 @@
-// The guard's SigV4 check also holds a signature to its date, as AWS does: a request signed more than
-// 15 minutes before (or after) it arrives is refused, so one a process saw once (a log, a proxy, a dump)
-// cannot be sent again later.
-import { createHash, createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulators, startEmulators } from '../../../local/emulators';
-
-function bytes(data: SourceData): string | Uint8Array {
-  if (typeof data === 'string') return data;
-  return ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : new Uint8Array(data);
-}
-
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData) {
-    this.hash.update(bytes(data));
-  }
-  async digest() {
-    return new Uint8Array(this.hash.digest());
-  }
-}
+import { Sha256 } from '../../support/node-sha256';
 
 function send(url: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((resolve, reject) => {

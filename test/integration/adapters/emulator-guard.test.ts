@@ -2,40 +2,19 @@
 // exactly the headers given, gets 403 and a reason code for every request that is not SigV4-signed with the
 // launch's credential, or that carries what a browser adds (`Origin`, `Sec-Fetch-*`); no answer grants
 // CORS; and the SDK's clients, signing with the launch's credential, work as before.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { GetItemCommand, ListTablesCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ListQueuesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../config';
 import { type AwsClients, createAwsClients } from '../../../lambdas/adapters/clients';
 import { type EmulatorCredentials, type Emulators, startEmulators } from '../../../local/emulators';
 import { type ProvisionedResources, provisionResources } from '../../../local/resources';
 import { uniqueNames } from '../../support/emulators';
-
-function bytes(data: SourceData): string | Uint8Array {
-  if (typeof data === 'string') return data;
-  return ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : new Uint8Array(data);
-}
-
-/** The hash the signer wants, on Node's crypto. */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: SourceData) {
-    this.hash.update(bytes(data));
-  }
-  async digest() {
-    return new Uint8Array(this.hash.digest());
-  }
-}
+import { Sha256 } from '../../support/node-sha256';
 
 interface RawAnswer {
   status: number;
