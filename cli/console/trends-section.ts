@@ -14,6 +14,8 @@ import {
   type TrendPart,
   type Trends,
   type TrendWindow,
+  USD_PER_METRIC_REQUEST,
+  USD_PER_READ_UNIT,
 } from './trends';
 
 /** What a view read to draw the trends (ListPage's own counts), with what it drew. */
@@ -152,6 +154,11 @@ function duplicatesPart(
   };
 }
 
+/** One stacked series per outcome, in the outcome's colour. */
+function stacked<O extends string>(outcomes: readonly O[], received: Record<O, number[]>) {
+  return outcomes.map((o) => ({ name: o, colour: OUTCOME_COLOURS[o] as string, values: received[o] }));
+}
+
 export function trendsSection(
   view: TrendsView,
   form: Record<string, string | undefined>,
@@ -178,11 +185,7 @@ export function trendsSection(
     'trend-received',
     `Deliveries received ${per}, by outcome`,
     `deliveries ${per}`,
-    OUTCOMES.map((o) => ({
-      name: o,
-      colour: OUTCOME_COLOURS[o] as string,
-      values: trends.deliveries.received[o],
-    })),
+    stacked(OUTCOMES, trends.deliveries.received),
     'no deliveries in this window',
   );
   const failures = chart(
@@ -206,11 +209,7 @@ export function trendsSection(
           'trend-copies',
           `Copies for destinations ${per}, by state`,
           `copies ${per}`,
-          COPY_OUTCOMES.map((o) => ({
-            name: o,
-            colour: OUTCOME_COLOURS[o] as string,
-            values: trends.destinations.received[o],
-          })),
+          stacked(COPY_OUTCOMES, trends.destinations.received),
           'no copies in this window',
         )}${chart(
           trends,
@@ -227,10 +226,13 @@ ${rowsTable(trends.destinations, COPY_OUTCOMES, ['Destination', 'Copies'], trend
   const cost = costPerThousandViews(view.readUnits, metricRequests);
   const read = `This view read ${esc(view.itemsRead.toLocaleString('en-US'))} index entries and records, ${esc(units)} read units as DynamoDB reported them`;
   const price = `about $${esc(cost.toFixed(cost < 0.01 ? 4 : 2))} per 1,000 views`;
+  // The prices the cost was computed with, so the sentence cannot drift from the figure.
+  const perMillionReads = `$${+(USD_PER_READ_UNIT * 1_000_000).toFixed(4)}`;
+  const perThousandRequests = `$${+(USD_PER_METRIC_REQUEST * 1_000).toFixed(4)}`;
   const readText =
     metricRequests === 0
-      ? `${read}: ${price} at on-demand prices ($0.125 per million read units, us-east-1).`
-      : `${read}, and made one CloudWatch GetMetricStatistics request for the duplicates: ${price} at list prices ($0.125 per million read units; $0.01 per 1,000 CloudWatch requests past the free tier's million a month; us-east-1).`;
+      ? `${read}: ${price} at on-demand prices (${perMillionReads} per million read units, us-east-1).`
+      : `${read}, and made one CloudWatch GetMetricStatistics request for the duplicates: ${price} at list prices (${perMillionReads} per million read units; ${perThousandRequests} per 1,000 CloudWatch requests past the free tier's million a month; us-east-1).`;
   return `<section class="trends" id="trends">${head}
 <p class="dim">${esc(trends.counted)} deliveries received since ${esc(iso(trends.sinceMs).slice(0, 16).replace('T', ' '))} UTC${form.provider ? ` from ${esc(form.provider)}` : ''}, by their status now; failed attempts of those deliveries, when they failed.</p>
 ${cap}
