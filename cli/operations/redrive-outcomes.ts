@@ -2,6 +2,7 @@
 // (consistently) until the processor is done with its moved copy, or the wait runs out. A redrive whose
 // cause is not fixed dead-letters again, and the command says so instead of promising `processed`.
 import type { InboxRecord } from '../../lambdas/core/inbox';
+import { type PollTiming, pollUntil } from '../shared/poll';
 import type { DlqEntry } from './dlq-entry';
 
 export type RedriveResult = 'processed' | 'dead-lettered' | 'pending' | 'no_record';
@@ -44,12 +45,7 @@ export function redriveResult(
   return 'pending';
 }
 
-export interface FollowTiming {
-  timeoutMs: number;
-  pollMs: number;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type FollowTiming = PollTiming;
 
 /** Reads at a time: enough to follow a large redrive in a few rounds, few enough not to be throttled. */
 const READS_AT_ONCE = 10;
@@ -76,8 +72,7 @@ export async function followRedriven(
         ]
       : [],
   );
-  const started = Date.now();
-  for (;;) {
+  await pollUntil(async () => {
     const open = outcomes.filter((outcome) => outcome.result === 'pending');
     for (let start = 0; start < open.length; start += READS_AT_ONCE) {
       await Promise.all(
@@ -91,10 +86,9 @@ export async function followRedriven(
         }),
       );
     }
-    if (outcomes.every((o) => o.result !== 'pending') || Date.now() - started >= timing.timeoutMs)
-      return outcomes;
-    await sleep(timing.pollMs);
-  }
+    return outcomes.every((o) => o.result !== 'pending');
+  }, timing);
+  return outcomes;
 }
 
 export function summarizeRedrive(outcomes: readonly RedriveOutcome[]): RedriveSummary {

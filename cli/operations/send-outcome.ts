@@ -2,6 +2,7 @@
 // with it (processed, or dead-lettered) or the wait runs out, and says so: "202, then processed".
 import { type AttemptEntry, attemptEntries } from '../../lambdas/core/attempt-log';
 import type { InboxRecord } from '../../lambdas/core/inbox';
+import { type PollTiming, pollUntil } from '../shared/poll';
 
 export type SendOutcome =
   | {
@@ -18,12 +19,7 @@ export type SendOutcome =
       reason: 'no_wait' | 'not_accepted' | 'no_inbox' | 'unknown_key';
     };
 
-export interface WaitTiming {
-  timeoutMs: number;
-  pollMs: number;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export type WaitTiming = PollTiming;
 
 function outcomeOf(record: InboxRecord | undefined): SendOutcome {
   const result =
@@ -48,16 +44,16 @@ export async function waitForOutcome(
   timing: WaitTiming,
   onFailedAttempt: (attempt: AttemptEntry, failedSoFar: number) => void = () => undefined,
 ): Promise<SendOutcome> {
-  const started = Date.now();
   let told = 0;
-  for (;;) {
+  let outcome: SendOutcome = { result: 'pending' };
+  await pollUntil(async () => {
     const record = await read();
     const failed = attemptEntries(record?.attemptLog).filter((entry) => entry.outcome === 'failed');
     for (const entry of failed.slice(told)) onFailedAttempt(entry, ++told);
-    const outcome = outcomeOf(record);
-    if (outcome.result !== 'pending' || Date.now() - started >= timing.timeoutMs) return outcome;
-    await sleep(timing.pollMs);
-  }
+    outcome = outcomeOf(record);
+    return outcome.result !== 'pending';
+  }, timing);
+  return outcome;
 }
 
 const failedAttempts = (n: number | undefined) =>
