@@ -19,11 +19,13 @@ function closeServer(server) {
   });
 }
 
-/** The guard's journal: what it did with the latest requests, newest last. */
+/** The guard's journal: what it did with the latest requests, kept in a ring so a request costs no shift. */
 function createJournal() {
-  const entries = [];
+  const ring = [];
+  let oldest = 0;
   return {
-    entries,
+    /** The entries, oldest first. */
+    entries: () => [...ring.slice(oldest), ...ring.slice(0, oldest)],
     record: (emulator) => (outcome, reason, request) => {
       const entry = {
         emulator,
@@ -32,8 +34,11 @@ function createJournal() {
         method: request.method,
         url: request.url,
       };
-      entries.push(entry);
-      if (entries.length > JOURNAL_SIZE) entries.splice(0, entries.length - JOURNAL_SIZE);
+      if (ring.length < JOURNAL_SIZE) ring.push(entry);
+      else {
+        ring[oldest] = entry;
+        oldest = (oldest + 1) % JOURNAL_SIZE;
+      }
       // Told at once: local mode warns of it, as something on this machine tried the emulators.
       if (outcome === 'refused') parentPort.postMessage({ refused: entry });
     },
@@ -84,7 +89,7 @@ try {
   const emulators = await start(workerData, journal);
   parentPort.on('message', async (message) => {
     if (message === 'guard-log') {
-      parentPort.postMessage({ guardLog: journal.entries });
+      parentPort.postMessage({ guardLog: journal.entries() });
       return;
     }
     if (message !== 'stop') return;
