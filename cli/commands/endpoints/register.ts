@@ -3,9 +3,11 @@
 // Slack, Shopify and Zoom have no such API: the exact steps are printed and the secret read once from
 // standard input. Credentials come from the environment or standard input, never from an argument that `ps`
 // shows.
+import { isIP } from 'node:net';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import pc from 'picocolors';
 import type { Config, ResolvedProvider } from '../../../config';
+import { forbiddenAddress } from '../../../lambdas/core/destinations/address-policy';
 import { cleartextApiBaseRefusal } from '../../operations/registration/api-base';
 import { squareUrlRefusal } from '../../operations/registration/square-url';
 import { addHelpAfter } from '../../shared/help-text';
@@ -84,14 +86,28 @@ export function registerEndpointsRegister(endpoints: Command): void {
   });
 }
 
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
+/**
+ * Why no provider's servers can reach `hostname`, or undefined: a name for this machine (`localhost`, and
+ * every name under it, with or without the root's trailing dot), or an address the forwarder's own guard
+ * would refuse (loopback, private, link-local... in any spelling, IPv4-mapped forms included).
+ */
+function unreachableHost(hostname: string): string | undefined {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'loopback';
+  const literal = name.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(literal) === 0) return undefined;
+  const reason = forbiddenAddress(literal);
+  // 0.0.0.0 and :: reach this machine when dialled.
+  return reason === 'unspecified' ? 'loopback' : reason?.replace('_', '-');
+}
 
 /** The URL the provider will post to: `--url`, else the stack's endpoint. Locally there is no such URL. */
 function registeredUrl(providerId: string, options: RegisterOptions): string | undefined {
   if (options.url !== undefined) {
-    if (LOOPBACK.test(new URL(options.url).hostname)) {
+    const unreachable = unreachableHost(new URL(options.url).hostname);
+    if (unreachable !== undefined) {
       throw new UsageError(
-        `--url ${options.url} is a loopback URL no provider can reach: give the public URL (a tunnel)`,
+        `--url ${options.url} is a ${unreachable} URL no provider can reach: give the public URL (a tunnel)`,
       );
     }
     if (new URL(options.url).protocol !== 'https:') {
@@ -118,10 +134,10 @@ export async function runRegister(
     throw new UsageError('give --repo or --org, not both');
   const cleartext = options.apiBase === undefined ? undefined : cleartextApiBaseRefusal(options.apiBase);
   if (cleartext !== undefined) throw new UsageError(cleartext);
-  const requestedUrl = registeredUrl(providerId, options);
   const { loadProject, providerOf } = await import('../../shared/project');
   const { config, cwd } = await loadProject();
   const provider = providerOf(config, providerId);
+  const requestedUrl = registeredUrl(provider.id, options);
   const { REGISTRARS, isManualScheme } = await import('../../operations/registration/providers');
   if (isManualScheme(provider.scheme))
     return registerByHand(provider, config, cwd, options, requestedUrl, io);
