@@ -219,6 +219,27 @@ async function queueDepths(
   return { queued: queue.visible + queue.inFlight + queue.delayed, deadLettered: dlq.visible + dlq.inFlight };
 }
 
+/**
+ * `destinations show --json`: the shape a local service's setup script reads, the URL it is called on and
+ * the secret to verify with. Both may hold credentials (a URL's userinfo and query), so both are masked as
+ * the table prints them unless `reveal`.
+ */
+export function showJson(
+  id: string,
+  destination: ResolvedDestination,
+  state: string,
+  secret: string | null,
+  reveal: boolean,
+) {
+  return {
+    id,
+    url: destination.type === 'http' ? (reveal ? destination.url : displayUrl(destination.url)) : null,
+    secret: secret === null ? null : reveal ? secret : maskSecret(secret),
+    revealed: reveal,
+    state,
+  };
+}
+
 async function runShow(target: Target, id: string, options: JsonOption & RevealOption): Promise<number> {
   const destination = destinationOf(target, id);
   const status = destination.type === 'handlers' ? undefined : await (await states(target)).status(id);
@@ -227,14 +248,7 @@ async function runShow(target: Target, id: string, options: JsonOption & RevealO
   const { displaySecret } = await import('../../lambdas/core/destinations/signing');
   const current = secrets[0] === undefined ? null : displaySecret(secrets[0]);
   if (options.json) {
-    // The shape a local service's setup script reads: the URL it is called on and the secret to verify with.
-    printJson({
-      id,
-      url: destination.type === 'http' ? destination.url : null,
-      secret: current === null ? null : options.reveal ? current : maskSecret(current),
-      revealed: !!options.reveal,
-      state,
-    });
+    printJson(showJson(id, destination, state, current, !!options.reveal));
     return 0;
   }
   print(
