@@ -23,3 +23,13 @@ describe('terminalText', () => {
     expect(printable(HOSTILE)).toBe(terminalText(HOSTILE));
   });
 });
+
+describe('terminalText: joiners', () => {
+  it('keeps a joiner inside an emoji sequence or a word of a script that uses it', () => {
+    expect(terminalText('👩🏽‍💻 می‌خواهم')).toBe('👩🏽‍💻 می‌خواهم');
+  });
+
+  it('escapes a joiner after ASCII or at the start, where it only hides', () => {
+    expect(terminalText('\u200dpi\u200cng')).toBe('\\u200dpi\\u200cng');
+  });
+});
